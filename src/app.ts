@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import { type Clock, systemClock } from './domain/context.ts';
+import type { ApiRoute } from './http/api-v1/api-route.ts';
+import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
+import { openApiRoutes } from './http/api-v1/openapi.route.ts';
+import { errorHandler } from './http/error-reply.ts';
+import { healthRoute } from './http/health.route.ts';
+import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
+import { parseQueryString } from './http/query-string.ts';
+import { validatorCompiler } from './http/validation.ts';
+
+export const apiVersion = '2026-10-08';
+
+export interface AppDeps {
+  config: Pick<Config, 'baseUrl'>;
+  db: Db;
+  clock?: Clock;
+  /** A pino logger; without one the server logs nothing (tests). */
+  logger?: FastifyBaseLogger;
+  /** Extra /v1 operations (tests of the shared mechanisms). */
+  extraApiRoutes?: readonly ApiRoute[];
+}
+
+/** Secrets never reach the logs. */
+export const redactedLogPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.client_secret',
+  '*.access_token',
+  '*.refresh_token',
+  '*.token',
+  '*.code_verifier',
+];
+
+/** The HTTP server with its surfaces: health, the public API (/v1) and its OpenAPI/Postman documents. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    routerOptions: { querystringParser: parseQueryString },
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    reply.header('service-api-version', apiVersion);
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Servery API',
+        version: apiVersion,
+        description:
+          'The public API of Servery, for apps connected to a restaurant with its owner’s consent.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: `${deps.config.baseUrl}/v1` }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // Only the public API is described, with paths relative to the /v1 server.
+    transform: ({ schema, url }) =>
+      url.startsWith('/v1/') ? { schema, url: url.slice(3) } : { schema: { ...schema, hide: true }, url },
+  });
+
+  await app.register(healthRoute, { db: deps.db });
+  await app.register(
+    async (v1) => {
+      await v1.register(apiV1Plugin, { db: deps.db, clock, extraRoutes: deps.extraApiRoutes });
+      await v1.register(openApiRoutes);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

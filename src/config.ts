@@ -1,0 +1,73 @@
+import path from 'node:path';
+
+/** The service's settings, read once from the environment. Every variable is listed in the README. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** PostgreSQL connection string; when absent the embedded database (PGlite) in `dataDir` is used. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly appUrl: string;
+  readonly storefrontDomain: string;
+  readonly logLevel: string;
+  /** Whether an empty database gets demo data on start. */
+  readonly demoData: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+function url(name: string, value: string | undefined, fallback: string): string {
+  const raw = value === undefined || value === '' ? fallback : value;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer('PORT', env.PORT, 3000, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  const baseUrl = url('BASE_URL', env.BASE_URL, `http://localhost:${port}`);
+  return Object.freeze({
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    baseUrl,
+    authUrl: url('AUTH_URL', env.AUTH_URL, baseUrl),
+    appUrl: url('APP_URL', env.APP_URL, baseUrl),
+    storefrontDomain: env.STOREFRONT_DOMAIN || new URL(baseUrl).host,
+    logLevel: env.LOG_LEVEL || 'info',
+    demoData: flag('DEMO_DATA', env.DEMO_DATA, true),
+  });
+}

@@ -1,0 +1,103 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types of the database, one interface per table (see migrations/). */
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  developer: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export interface RestaurantsTable {
+  id: string;
+  name: string;
+  slug: string;
+  timezone: string;
+  currency: string;
+  country: string | null;
+  language: Generated<string>;
+  plan: 'starter' | 'pro' | 'premium';
+  livemode: boolean;
+  subscription_active: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export interface RestaurantMembersTable {
+  tenant_id: string;
+  account_id: string;
+  role: 'owner' | 'staff';
+  created_at: CreatedAt;
+}
+
+export interface AppsTable {
+  id: string;
+  client_id: string;
+  developer_id: string;
+  name: string;
+  logo_url: string | null;
+  website: string | null;
+  type: 'confidential' | 'public';
+  redirect_uris: string[];
+  scopes: string[];
+  status: Generated<'pending' | 'approved' | 'rejected' | 'suspended'>;
+  created_at: CreatedAt;
+}
+
+export interface AppSecretsTable {
+  id: string;
+  app_id: string;
+  secret_hash: string;
+  created_at: CreatedAt;
+  expires_at: Date | null;
+}
+
+export interface ConnectionsTable {
+  tenant_id: string;
+  id: string;
+  app_id: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  ended_at: Date | null;
+}
+
+export interface AccessTokensTable {
+  tenant_id: string;
+  id: string;
+  token_hash: string;
+  connection_id: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  connection_id: string;
+  key: string;
+  method: string;
+  path: string;
+  body_hash: string;
+  lock_id: string;
+  locked_at: Date;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  restaurants: RestaurantsTable;
+  restaurant_members: RestaurantMembersTable;
+  apps: AppsTable;
+  app_secrets: AppSecretsTable;
+  connections: ConnectionsTable;
+  access_tokens: AccessTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

@@ -1,0 +1,121 @@
+import type { Db } from '../../db/client.ts';
+import type { Ctx } from '../context.ts';
+import { newId, newSecret, sha256 } from '../ids.ts';
+import type { Plan, Scope } from '../scopes.ts';
+import type { Connection } from './connection.schema.ts';
+import { connectionRateLimit } from './rate-limit.ts';
+
+export const accessTokenLifetimeSeconds = 3600;
+const accessTokenPattern = /^svc_at_[A-Za-z0-9_-]{43}$/;
+
+/** Issues an access token for a connection; the token itself is returned once and stored hashed. */
+export async function issueAccessToken(
+  ctx: Ctx,
+  input: { tenantId: string; connectionId: string; scopes: readonly Scope[] },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = newSecret('svc_at_');
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + accessTokenLifetimeSeconds * 1000);
+  await ctx.db
+    .insertInto('access_tokens')
+    .values({
+      tenant_id: input.tenantId,
+      id: newId(),
+      token_hash: sha256(token),
+      connection_id: input.connectionId,
+      scopes: [...input.scopes],
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .execute();
+  return { token, expiresAt };
+}
+
+export interface ApiAuth {
+  tenantId: string;
+  connectionId: string;
+  /** The token's scopes (a narrowed token may have fewer than its connection). */
+  scopes: readonly Scope[];
+  plan: Plan;
+  subscriptionActive: boolean;
+  connection: Connection;
+}
+
+/**
+ * What a bearer token is worth:
+ * - `valid`: a live token of an active connection of an app that is not suspended;
+ * - `invalid`: a token we issued that is expired or revoked, of an ended connection or a
+ *   suspended app (never counted against the caller's address);
+ * - `unknown`: malformed or never issued.
+ */
+export type TokenCheck =
+  | { status: 'valid'; auth: ApiAuth }
+  | { status: 'invalid'; reason: string }
+  | { status: 'unknown' };
+
+export async function checkAccessToken(db: Db, token: string, now: Date): Promise<TokenCheck> {
+  if (!accessTokenPattern.test(token)) return { status: 'unknown' };
+  const row = await db
+    .selectFrom('access_tokens as t')
+    .innerJoin('connections as c', (join) =>
+      join.onRef('c.tenant_id', '=', 't.tenant_id').onRef('c.id', '=', 't.connection_id'),
+    )
+    .innerJoin('apps as a', 'a.id', 'c.app_id')
+    .innerJoin('restaurants as r', 'r.id', 't.tenant_id')
+    .select([
+      't.tenant_id',
+      't.connection_id',
+      't.scopes',
+      't.expires_at',
+      't.revoked_at',
+      'c.created_at as connected_at',
+      'c.ended_at',
+      'a.client_id',
+      'a.name as app_name',
+      'a.status as app_status',
+      'r.name',
+      'r.slug',
+      'r.timezone',
+      'r.currency',
+      'r.country',
+      'r.plan',
+      'r.livemode',
+      'r.subscription_active',
+    ])
+    .where('t.token_hash', '=', sha256(token))
+    .executeTakeFirst();
+  if (!row) return { status: 'unknown' };
+  if (row.revoked_at) return { status: 'invalid', reason: 'The access token was revoked.' };
+  if (row.expires_at <= now) return { status: 'invalid', reason: 'The access token expired.' };
+  if (row.ended_at) return { status: 'invalid', reason: 'The connection was ended.' };
+  if (row.app_status === 'suspended') return { status: 'invalid', reason: 'The app is suspended.' };
+  const scopes = row.scopes as Scope[];
+  return {
+    status: 'valid',
+    auth: {
+      tenantId: row.tenant_id,
+      connectionId: row.connection_id,
+      scopes,
+      plan: row.plan,
+      subscriptionActive: row.subscription_active,
+      connection: {
+        object: 'connection',
+        id: row.connection_id,
+        livemode: row.livemode,
+        app: { client_id: row.client_id, name: row.app_name },
+        tenant: {
+          id: row.tenant_id,
+          name: row.name,
+          slug: row.slug,
+          timezone: row.timezone,
+          currency: row.currency,
+          country: row.country,
+        },
+        scopes,
+        plan: row.plan,
+        rate_limit: { limit: connectionRateLimit.limit, window_seconds: connectionRateLimit.windowSeconds },
+        created_at: row.connected_at,
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import { createAccount } from '../accounts/accounts.service.ts';
+import { createApp, setAppStatus } from '../apps/apps.service.ts';
+import { issueAccessToken } from '../connections/access-tokens.ts';
+import { createConnection } from '../connections/connections.service.ts';
+import { type Clock, systemCtx } from '../context.ts';
+import { createRestaurant } from '../restaurants/restaurants.service.ts';
+import { scopes } from '../scopes.ts';
+
+export interface DemoData {
+  owner: { email: string; password: string };
+  restaurant: { id: string; name: string; slug: string };
+  developer: { email: string; password: string };
+  testRestaurant: { id: string; name: string; slug: string };
+  app: { clientId: string; clientSecret: string; redirectUri: string };
+  accessToken: string;
+}
+
+/**
+ * On the first start of an empty database: an owner with a restaurant on the pro plan, and a
+ * developer with an approved app connected to their test restaurant. Returns what was created
+ * (passwords and secrets exist only here), or null when the database already has accounts.
+ */
+export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | null> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(7272027)`.execute(trx);
+    const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+    if (any) return null;
+    const ctx = systemCtx(trx, clock);
+    const password = () => randomBytes(9).toString('base64url');
+
+    const ownerLogin = { email: 'owner@demo.servery.test', password: password() };
+    const owner = await createAccount(ctx, { ...ownerLogin, name: 'Giulia Rossi' });
+    const restaurant = await createRestaurant(ctx, {
+      name: 'Trattoria Demo',
+      timezone: 'Europe/Berlin',
+      currency: 'EUR',
+      country: 'DE',
+      language: 'de',
+      plan: 'pro',
+      livemode: true,
+      ownerIds: [owner.id],
+    });
+
+    const developerLogin = { email: 'developer@demo.servery.test', password: password() };
+    const developer = await createAccount(ctx, {
+      ...developerLogin,
+      name: 'Demo Developer',
+      developer: true,
+    });
+    const testRestaurant = await createRestaurant(ctx, {
+      name: 'Demo Developer Test Restaurant',
+      timezone: 'Europe/Berlin',
+      currency: 'EUR',
+      country: 'DE',
+      plan: 'pro',
+      livemode: false,
+      ownerIds: [developer.id],
+    });
+    const redirectUri = 'http://127.0.0.1:8080/callback';
+    const { app, clientSecret } = await createApp(ctx, {
+      developerId: developer.id,
+      name: 'Demo POS',
+      type: 'confidential',
+      redirectUris: [redirectUri],
+      scopes,
+    });
+    await setAppStatus(ctx, app.clientId, 'approved');
+    const connection = await createConnection(ctx, { tenantId: testRestaurant.id, appId: app.id, scopes });
+    const { token } = await issueAccessToken(ctx, {
+      tenantId: testRestaurant.id,
+      connectionId: connection.id,
+      scopes,
+    });
+    return {
+      owner: ownerLogin,
+      restaurant: { id: restaurant.id, name: restaurant.name, slug: restaurant.slug },
+      developer: developerLogin,
+      testRestaurant: { id: testRestaurant.id, name: testRestaurant.name, slug: testRestaurant.slug },
+      app: { clientId: app.clientId, clientSecret: clientSecret ?? '', redirectUri },
+      accessToken: token,
+    };
+  });
+}
+
+export function describeDemoData(demo: DemoData, baseUrl: string): string {
+  return [
+    '',
+    'Demo data created. These passwords and secrets are shown this once:',
+    '',
+    `  Restaurant owner   ${demo.owner.email}  password ${demo.owner.password}`,
+    `                     owns "${demo.restaurant.name}" (pro plan, live)`,
+    `  Developer          ${demo.developer.email}  password ${demo.developer.password}`,
+    `                     test restaurant "${demo.testRestaurant.name}"`,
+    `  App "Demo POS"     client_id ${demo.app.clientId}`,
+    `                     client_secret ${demo.app.clientSecret}`,
+    `                     redirect_uri ${demo.app.redirectUri} (approved, connected to the test restaurant)`,
+    '',
+    '  Try the API with the app’s access token (valid one hour):',
+    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/me`,
+    `  The API's description: ${baseUrl}/v1/openapi.json`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,51 @@
+import type { IncomingMessage } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify';
+import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
+import type { Ctx } from '../../domain/context.ts';
+import type { Plan, Scope } from '../../domain/scopes.ts';
+
+/** Who may call a route (checked for every /v1 route before anything else). */
+export interface RouteAuth {
+  /** Any one of these scopes suffices; empty = any valid token. */
+  readonly scopes: readonly Scope[];
+  /** Plans that include the feature; absent = every plan. */
+  readonly plans?: readonly Plan[];
+  /** Also while the restaurant's subscription is inactive (`GET /me`, `DELETE /connection`). */
+  readonly whenInactive?: boolean;
+}
+
+export type ApiRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  S,
+  TypeBoxTypeProvider
+>;
+
+/** One operation of the public API: its schema, who may call it, and a thin handler. */
+export interface ApiRoute<S extends FastifySchema = FastifySchema> {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path below /v1, Fastify syntax (`/orders/:id`). */
+  readonly url: string;
+  readonly auth: RouteAuth;
+  readonly schema: S & { operationId: string; summary: string; tags: string[] };
+  /** Body limit in bytes when not the default 64 KB. */
+  readonly bodyLimit?: number;
+  readonly handler: (
+    ctx: Ctx,
+    request: ApiRequest<S>,
+    auth: ApiAuth,
+    reply: FastifyReply,
+  ) => Promise<unknown>;
+}
+
+export function apiRoute<S extends FastifySchema>(route: ApiRoute<S>): ApiRoute {
+  return route as unknown as ApiRoute;
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
+import type { Clock } from '../../domain/context.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { ApiRoute } from './api-route.ts';
+import { authenticate } from './auth.ts';
+import { type HeldKey, holdIdempotencyKey, settleHeldKey } from './idempotency.ts';
+import { apiV1Routes } from './routes.ts';
+
+export interface ApiV1Options {
+  db: Db;
+  clock: Clock;
+  /** Operations beyond the public list (tests of the shared mechanisms add theirs). */
+  extraRoutes?: readonly ApiRoute[];
+}
+
+const defaultBodyLimit = 64 * 1024;
+const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+interface RequestState {
+  auth: ApiAuth;
+  heldKey: HeldKey | null;
+}
+
+/*
+ * The public API under /v1. Every operation gets the same pipeline:
+ * authenticate (onRequest) → validate → Idempotency-Key on POST (preHandler) → the handler in
+ * ctx, inside one transaction when it writes, its answer recorded for the key in that same
+ * transaction → error answers recorded for the key on the way out (onSend).
+ */
+export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): Promise<void> {
+  const { db, clock } = options;
+  const state = new WeakMap<FastifyRequest, RequestState>();
+  const stateOf = (request: FastifyRequest): RequestState => {
+    const found = state.get(request);
+    if (!found) throw new Error(`no authentication state for ${request.method} ${request.url}`);
+    return found;
+  };
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const held = state.get(request)?.heldKey;
+    if (held && !held.settled && typeof payload === 'string') {
+      await settleHeldKey(db, clock, held, reply.statusCode, payload);
+    }
+    return payload;
+  });
+
+  for (const route of [...apiV1Routes, ...(options.extraRoutes ?? [])]) {
+    const writes = route.method !== 'GET';
+    app.route({
+      method: route.method,
+      url: route.url,
+      bodyLimit: route.bodyLimit ?? defaultBodyLimit,
+      schema: { querystring: noQuery, ...route.schema, security: [{ bearer: [] }] },
+      onRequest: async (request) => {
+        state.set(request, { auth: await authenticate(db, clock, request, route.auth), heldKey: null });
+      },
+      preValidation: async (request) => {
+        // An operation without a body schema takes no body (an empty object is tolerated).
+        if (route.schema.body === undefined && request.body !== undefined && request.body !== null) {
+          const fields = typeof request.body === 'object' ? Object.keys(request.body) : [''];
+          if (fields.length > 0) {
+            throw new ApiError(
+              'invalid_request',
+              'This operation takes no request body.',
+              fields[0] ? { param: fields[0] } : {},
+            );
+          }
+        }
+      },
+      preHandler: async (request, reply) => {
+        if (route.method !== 'POST') return;
+        const current = stateOf(request);
+        current.heldKey = await holdIdempotencyKey(db, clock, current.auth, request, reply);
+      },
+      handler: async (request, reply) => {
+        const { auth, heldKey } = stateOf(request);
+        const base = {
+          clock,
+          tenantId: auth.tenantId,
+          actor: { kind: 'connection', connectionId: auth.connectionId, scopes: auth.scopes },
+        } as const;
+        if (!writes) return route.handler({ ...base, db }, request as never, auth, reply);
+        const body = await db.transaction().execute(async (trx) => {
+          const result = await route.handler({ ...base, db: trx }, request as never, auth, reply);
+          const serialized = reply.serialize(result) as string;
+          if (heldKey) await settleHeldKey(trx, clock, heldKey, reply.statusCode, serialized);
+          return serialized;
+        });
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import { type ApiAuth, checkAccessToken } from '../../domain/connections/access-tokens.ts';
+import type { Clock } from '../../domain/context.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Plan } from '../../domain/scopes.ts';
+import type { RouteAuth } from './api-route.ts';
+
+const realm = 'Bearer realm="servery"';
+
+function unauthorized(message: string, invalidToken: boolean): ApiError {
+  const challenge = invalidToken ? `${realm}, error="invalid_token", error_description="${message}"` : realm;
+  return new ApiError('unauthorized', message, { headers: { 'www-authenticate': challenge } });
+}
+
+/*
+ * Authentication and authorisation of a /v1 request, in this order:
+ * - a missing, malformed, unknown, expired or revoked token, an ended connection or a suspended
+ *   app → 401 unauthorized with WWW-Authenticate;
+ * - an inactive subscription → 403 account_inactive, except on routes that work regardless;
+ * - none of the route's scopes on the token → 403 insufficient_scope, naming the scope;
+ * - the restaurant's plan lacks the route's feature → 403 plan_required.
+ */
+export async function authenticate(
+  db: Db,
+  clock: Clock,
+  request: FastifyRequest,
+  route: RouteAuth,
+): Promise<ApiAuth> {
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('Send an access token: Authorization: Bearer <token>.', false);
+  const match = /^Bearer ([!-~]+)$/.exec(header);
+  if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', true);
+  const check = await checkAccessToken(db, match[1], clock.now());
+  if (check.status === 'unknown') throw unauthorized('The access token is not valid.', true);
+  if (check.status === 'invalid') throw unauthorized(check.reason, true);
+  const { auth } = check;
+  if (!auth.subscriptionActive && !route.whenInactive) {
+    throw new ApiError('account_inactive', "The restaurant's subscription is inactive.");
+  }
+  if (route.scopes.length > 0 && !route.scopes.some((scope) => auth.scopes.includes(scope))) {
+    const needed = route.scopes.join(' ');
+    throw new ApiError('insufficient_scope', `This operation needs the scope ${route.scopes.join(' or ')}.`, {
+      headers: { 'www-authenticate': `${realm}, error="insufficient_scope", scope="${needed}"` },
+    });
+  }
+  if (route.plans) requirePlan(auth, route.plans);
+  return auth;
+}
+
+/** 403 plan_required unless the restaurant's plan is one of `plans`; `param` names the field asking for it. */
+export function requirePlan(auth: ApiAuth, plans: readonly Plan[], param?: string): void {
+  if (plans.includes(auth.plan)) return;
+  throw new ApiError(
+    'plan_required',
+    `This needs the ${plans.join(' or ')} plan; the restaurant is on ${auth.plan}.`,
+    {
+      ...(param === undefined ? {} : { param }),
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
+import type { Clock } from '../../domain/context.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { claimKey, type IdempotentRequest, settleKey } from '../../domain/idempotency/idempotency.store.ts';
+import { sha256 } from '../../domain/ids.ts';
+
+/** A POST request that holds its Idempotency-Key until its answer is recorded. */
+export interface HeldKey {
+  request: IdempotentRequest;
+  lockId: string;
+  settled: boolean;
+}
+
+const printable = /^[\x20-\x7e]{1,255}$/;
+
+/**
+ * Before a POST handler runs: takes the Idempotency-Key, or answers with the first response
+ * (`Idempotent-Replayed: true`), 409 idempotency_in_progress or 422 idempotency_key_reused.
+ */
+export async function holdIdempotencyKey(
+  db: Db,
+  clock: Clock,
+  auth: ApiAuth,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<HeldKey | null> {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return null;
+  if (typeof header !== 'string' || !printable.test(header)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
+      param: 'Idempotency-Key',
+    });
+  }
+  const key: IdempotentRequest = {
+    tenantId: auth.tenantId,
+    connectionId: auth.connectionId,
+    key: header,
+    method: request.method,
+    path: request.url,
+    bodyHash: sha256(JSON.stringify(request.body ?? null)),
+  };
+  const claim = await claimKey(db, key, clock.now());
+  if (claim.state === 'claimed') return { request: key, lockId: claim.lockId, settled: false };
+  reply
+    .code(claim.statusCode)
+    .header('idempotent-replayed', 'true')
+    .type('application/json; charset=utf-8')
+    .send(withRequestId(claim.body, String(request.id)));
+  return null;
+}
+
+/** A replayed error names the request it answers now, as every error body does. */
+function withRequestId(body: string, requestId: string): string {
+  const parsed = JSON.parse(body) as { error?: { request_id?: string } };
+  if (!parsed.error) return body;
+  parsed.error.request_id = requestId;
+  return JSON.stringify(parsed);
+}
+
+/** Records the answer of a request that holds a key (inside its transaction for a success). */
+export async function settleHeldKey(
+  db: Db,
+  clock: Clock,
+  held: HeldKey,
+  statusCode: number,
+  body: string,
+): Promise<void> {
+  let errorCode: string | null = null;
+  if (statusCode >= 400) errorCode = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null;
+  await settleKey(db, held.request, held.lockId, { statusCode, body, errorCode }, clock.now());
+  held.settled = true;
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ApiError } from '../domain/errors.ts';
+import { sendError } from './error-reply.ts';
+
+/*
+ * Unknown path → 404 not_found; a known path with a method it does not have → 405
+ * method_not_allowed with `Allow`. Fastify answers both with 404, so every route is also
+ * recorded in a router of our own that tells which methods a path has.
+ */
+export function notFoundOrMethodNotAllowed(
+  app: FastifyInstance,
+): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  const paths = FindMyWay({ ignoreTrailingSlash: false });
+  const methodsByRoute = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let known = methodsByRoute.get(route.url);
+    if (!known) {
+      known = new Set();
+      methodsByRoute.set(route.url, known);
+      paths.on('GET', route.url, () => {}, { url: route.url });
+    }
+    for (const method of methods) known.add(method);
+  });
+  return (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const found = paths.find('GET', path);
+    const allowed = found ? methodsByRoute.get((found.store as { url: string }).url) : undefined;
+    if (allowed && !allowed.has(request.method)) {
+      return sendError(
+        request,
+        reply,
+        new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}.`, {
+          headers: { allow: [...allowed].sort().join(', ') },
+        }),
+      );
+    }
+    return sendError(request, reply, new ApiError('not_found', `Nothing is at ${request.method} ${path}.`));
+  };
+}

@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.ts';
+import type { Clock } from '../domain/context.ts';
+import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
+
+export interface Job {
+  name: string;
+  everyMs: number;
+  run(db: Db, clock: Clock): Promise<unknown>;
+}
+
+/** The background jobs of the worker role. */
+export const jobs: readonly Job[] = [
+  {
+    name: 'purge expired idempotency keys',
+    everyMs: 10 * 60 * 1000,
+    run: (db, clock) => purgeExpiredKeys(db, clock.now()),
+  },
+];
+
+export interface Worker {
+  /** Lets running jobs finish, then starts no more. */
+  stop(): Promise<void>;
+}
+
+/** Runs each job at once and then on its interval; one failing run is logged and retried on the next. */
+export function startWorker(db: Db, clock: Clock, log: Logger): Worker {
+  const timers: NodeJS.Timeout[] = [];
+  const running = new Set<Promise<unknown>>();
+  let stopping = false;
+  for (const job of jobs) {
+    const tick = () => {
+      if (stopping) return;
+      const run = job
+        .run(db, clock)
+        .catch((error: unknown) => log.error({ err: error, job: job.name }, 'job failed'))
+        .finally(() => running.delete(run));
+      running.add(run);
+    };
+    tick();
+    timers.push(setInterval(tick, job.everyMs));
+  }
+  return {
+    async stop() {
+      stopping = true;
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all(running);
+    },
+  };
+}
