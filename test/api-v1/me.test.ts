@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp, tokenFor } from '../harness.ts';
+
+let t: TestApp;
+let tenant: Tenant;
+before(async () => {
+  t = await buildTestApp();
+  tenant = await makeTenant(t.ctx, { plan: 'premium', livemode: false });
+});
+after(() => t.close());
+
+test('GET /me returns the connection exactly as the spec lists it', async () => {
+  const res = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
+  assert.equal(res.statusCode, 200);
+  const body = res.json();
+  const restaurant = await t.database.db
+    .selectFrom('restaurants')
+    .selectAll()
+    .where('id', '=', tenant.restaurantId)
+    .executeTakeFirstOrThrow();
+  const connection = await t.database.db
+    .selectFrom('connections')
+    .selectAll()
+    .where('id', '=', tenant.connectionId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(body, {
+    object: 'connection',
+    id: tenant.connectionId,
+    livemode: false,
+    app: { client_id: tenant.clientId, name: body.app.name },
+    tenant: {
+      id: tenant.restaurantId,
+      name: restaurant.name,
+      slug: restaurant.slug,
+      timezone: 'Europe/Berlin',
+      currency: 'EUR',
+      country: 'DE',
+    },
+    scopes: [
+      'orders:read',
+      'orders:write',
+      'menu:read',
+      'menu:write',
+      'store:read',
+      'store:write',
+      'reservations:read',
+      'reservations:write',
+      'reports:read',
+    ],
+    plan: 'premium',
+    rate_limit: { limit: 120, window_seconds: 60 },
+    created_at: connection.created_at.toISOString(),
+  });
+  assert.match(body.app.name, /^App /);
+  assert.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+test('GET /me shows the scopes of a narrowed token, not those of the connection', async () => {
+  const narrow = await tokenFor(t.ctx, tenant, ['orders:read']);
+  const res = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(narrow) });
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json().scopes, ['orders:read']);
+});
+
+test('a restaurant without a country reports country null', async () => {
+  await t.database.db
+    .updateTable('restaurants')
+    .set({ country: null })
+    .where('id', '=', tenant.restaurantId)
+    .execute();
+  const res = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
+  assert.equal(res.json().tenant.country, null);
+});
