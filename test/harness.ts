@@ -104,6 +104,20 @@ export interface Tenant {
 
 let serial = 0;
 
+/** One developer account per database: password hashing is slow by design. */
+const developers = new WeakMap<object, Promise<string>>();
+function developerFor(ctx: Ctx): Promise<string> {
+  let id = developers.get(ctx.db);
+  if (!id) {
+    const email = `dev-${process.pid}-${randomBytes(3).toString('hex')}@example.test`;
+    id = createAccount(ctx, { email, password: 'correct horse battery', developer: true }).then(
+      (account) => account.id,
+    );
+    developers.set(ctx.db, id);
+  }
+  return id;
+}
+
 /**
  * A restaurant with an approved app connected to it. Options: the plan, a test restaurant, an
  * inactive subscription, the connection's scopes (default all nine).
@@ -114,11 +128,7 @@ export async function makeTenant(
 ): Promise<Tenant> {
   serial += 1;
   const tag = `${process.pid}-${serial}-${randomBytes(3).toString('hex')}`;
-  const developer = await createAccount(ctx, {
-    email: `dev-${tag}@example.test`,
-    password: 'correct horse battery',
-    developer: true,
-  });
+  const developerId = await developerFor(ctx);
   const restaurant = await createRestaurant(ctx, {
     name: `Restaurant ${tag}`,
     timezone: 'Europe/Berlin',
@@ -126,10 +136,10 @@ export async function makeTenant(
     country: 'DE',
     plan: options.plan ?? 'pro',
     livemode: options.livemode ?? true,
-    ownerIds: [developer.id],
+    ownerIds: [developerId],
   });
   const { app } = await createApp(ctx, {
-    developerId: developer.id,
+    developerId,
     name: `App ${tag}`,
     type: options.appType ?? 'confidential',
     redirectUris: ['https://app.example.test/callback'],

@@ -1,0 +1,95 @@
+import Type, { type TSchema } from 'typebox';
+import { ApiError } from '../domain/errors.ts';
+import { sha256 } from '../domain/ids.ts';
+
+/*
+ * Lists (spec: Conventions, List filters): `limit` 1 to 100, default 25; the envelope
+ * `{object: "list", data, has_more, next_cursor}`; cursors are opaque and bound to the filters they
+ * were made with — a cursor sent with other filters is a 400 on `cursor`.
+ */
+export const LimitParam = Type.Integer({
+  minimum: 1,
+  maximum: 100,
+  default: 25,
+  description: 'Page size, 1 to 100.',
+});
+export const CursorParam = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'The `next_cursor` of the previous page.',
+});
+
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Union([Type.String(), Type.Null()]),
+  });
+}
+
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The filters a cursor is bound to: every query parameter but `cursor` and `limit`. */
+function filterDigest(query: Record<string, unknown>): string {
+  const filters = Object.entries(query)
+    .filter(([name, value]) => name !== 'cursor' && name !== 'limit' && value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return sha256(JSON.stringify(filters)).slice(0, 16);
+}
+
+/** Where the next page starts (an opaque value of the list's own order), or null for the first page. */
+export function pagePosition<P>(query: { cursor?: string } & Record<string, unknown>): P | null {
+  if (query.cursor === undefined) return null;
+  let decoded: { f?: unknown; p?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new ApiError('invalid_request', 'The cursor is not one this API issued.', { param: 'cursor' });
+  }
+  if (
+    typeof decoded !== 'object' ||
+    decoded === null ||
+    decoded.p === undefined ||
+    typeof decoded.f !== 'string'
+  ) {
+    throw new ApiError('invalid_request', 'The cursor is not one this API issued.', { param: 'cursor' });
+  }
+  if (decoded.f !== filterDigest(query)) {
+    throw new ApiError(
+      'invalid_request',
+      'Send a cursor with the same filters as the request that returned it.',
+      {
+        param: 'cursor',
+      },
+    );
+  }
+  return decoded.p as P;
+}
+
+/**
+ * One page from `rows` fetched with `limit + 1`: the extra row only tells that more exist.
+ * `positionOf` gives the order key of the page's last item, from which the next page continues.
+ */
+export function toPage<T, P>(
+  rows: readonly T[],
+  query: { limit: number } & Record<string, unknown>,
+  positionOf: (last: T) => P,
+): List<T> {
+  const data = rows.slice(0, query.limit);
+  const last = data.at(-1);
+  const hasMore = rows.length > query.limit && last !== undefined;
+  return {
+    object: 'list',
+    data,
+    has_more: hasMore,
+    next_cursor: hasMore
+      ? Buffer.from(JSON.stringify({ f: filterDigest(query), p: positionOf(last) })).toString('base64url')
+      : null,
+  };
+}
