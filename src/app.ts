@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -7,6 +6,7 @@ import { type Clock, systemClock } from './domain/context.ts';
 import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
+import { registerOpenApi } from './http/api-v1/openapi.ts';
 import { errorHandler } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
@@ -59,23 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Servery API',
-        version: apiVersion,
-        description:
-          'The public API of Servery, for apps connected to a restaurant with its owner’s consent.',
-        license: { name: 'MIT', identifier: 'MIT' },
-      },
-      servers: [{ url: `${deps.config.baseUrl}/v1` }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-    // Only the public API is described, with paths relative to the /v1 server.
-    transform: ({ schema, url }) =>
-      url.startsWith('/v1/') ? { schema, url: url.slice(3) } : { schema: { ...schema, hide: true }, url },
-  });
+  await registerOpenApi(app, { baseUrl: deps.config.baseUrl, apiVersion });
 
   await app.register(healthRoute, { db: deps.db });
   await app.register(
