@@ -47,14 +47,18 @@ before(async () => {
 });
 after(() => t.close());
 
-function call(route: ApiRoute, headers: Record<string, string>) {
-  const url = `/v1${route.url.replace(/:[a-z_]+/g, randomUUID())}`;
-  const hasBody = route.schema.body !== undefined;
+function call(
+  route: ApiRoute,
+  headers: Record<string, string>,
+  options: { query?: string; body?: object } = {},
+) {
+  const url = `/v1${route.url.replace(/:[a-z_]+/g, randomUUID())}${options.query ?? ''}`;
+  const body = options.body ?? (route.schema.body === undefined ? undefined : { dine_in: false });
   return t.app.inject({
     method: route.method,
     url,
-    headers: hasBody ? { ...headers, 'content-type': 'application/json' } : headers,
-    ...(hasBody ? { payload: '{"dine_in":false}' } : {}),
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
 }
 
@@ -122,6 +126,20 @@ describe('every /v1 operation', () => {
       } else {
         assert.equal(res.statusCode, 403, res.body);
         assert.equal(res.json().error.code, 'account_inactive');
+      }
+    });
+
+    test(`${name}: an unknown query parameter or body field → 400 invalid_request naming it`, async () => {
+      const tenant = await makeTenant(t.ctx, { plan: 'premium' });
+      const query = await call(route, bearer(tenant.token), { query: '?unknown_param=1' });
+      assert.equal(query.statusCode, 400, query.body);
+      assert.equal(query.json().error.code, 'invalid_request');
+      assert.equal(query.json().error.param, 'unknown_param');
+      if (route.method !== 'GET') {
+        const sample = route.schema.body === undefined ? {} : { dine_in: false };
+        const body = await call(route, bearer(tenant.token), { body: { ...sample, unknown_field: 1 } });
+        assert.equal(body.statusCode, 400, body.body);
+        assert.equal(body.json().error.param, 'unknown_field');
       }
     });
 
