@@ -1,68 +1,100 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../db/client.ts';
-import { migrate } from '../db/migrate.ts';
+import { ConfigError } from '../config.ts';
 import { InputError } from '../domain/errors.ts';
-import { databaseTarget, type Role, serve } from '../main.ts';
+import { createDeveloperCommand, createOwnerCommand } from './account.commands.ts';
+import { appStatusCommand, createAppCommand } from './app.commands.ts';
+import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
+import { migrateCommand, serveCommand } from './service.commands.ts';
 
 const usage = `Usage: servery <command> [options]
 
-  serve [--role api|worker|all]   run the service (default role: all)
-  migrate                         apply database migrations and exit
+Service
+  serve [--role api|worker|all]     run the service (default role: all)
+  migrate                           apply the pending database migrations and exit
 
-Settings come from the environment (see README.md); --json prints results as JSON.`;
+Accounts (a password is generated and printed once when --password is omitted)
+  owner create --email <e> [--name <n>] [--password <p>]
+  developer create --email <e> [--name <n>] [--password <p>]
+      [--timezone <IANA>] [--currency <ISO 4217>] [--country <XX>]
+                                    a developer account and its test restaurant (pro plan)
+                                    defaults: Europe/Berlin, EUR, DE
 
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  const config = loadConfig();
-  switch (command) {
-    case 'serve': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { role: { type: 'string', default: 'all' } },
-        strict: true,
-      });
-      const role = values.role;
-      if (role !== 'api' && role !== 'worker' && role !== 'all')
-        throw new InputError(`--role must be api, worker or all, not "${role}"`);
-      await serve(config, role as Role);
-      return;
-    }
-    case 'migrate': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { json: { type: 'boolean', default: false } },
-        strict: true,
-      });
-      const database = await openDatabase(databaseTarget(config));
-      try {
-        const applied = await migrate(database);
-        process.stdout.write(
-          values.json
-            ? `${JSON.stringify({ applied })}\n`
-            : `${applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'}\n`,
-        );
-      } finally {
-        await database.close();
-      }
-      return;
-    }
-    case undefined:
-    case 'help':
-    case '--help':
+Restaurants
+  restaurant create --name <n> --owner <email> [--owner <email> ...]
+      --plan starter|pro|premium (--live | --test) --timezone <IANA> --currency <ISO 4217>
+      [--country <XX>] [--language de|en|fr|es|it] [--slug <s>]
+  restaurant subscription <slug-or-id> --active true|false
+
+Apps
+  app create --developer <email> --name <n> --type confidential|public
+      --redirect-uri <uri> [--redirect-uri <uri> ...] --scope <s> [--scope <s> ...]
+      [--logo-url <https-url>] [--website <https-url>]
+                                    prints the client_id, and the client secret of a
+                                    confidential app once; the app starts pending
+  app approve <client_id>
+  app suspend <client_id>
+  app reject <client_id>
+
+  help, --help                      this list
+
+Every command but serve takes --json: its result as one JSON object on stdout.
+Settings come from the environment (DATABASE_URL, DATA_DIR, ...; see docs/operators.md).
+Exit codes: 0 done, 2 refused (bad input; nothing changed), 1 failed.`;
+
+type Command = (args: string[]) => Promise<void>;
+
+const commands: Readonly<Record<string, Command>> = {
+  serve: serveCommand,
+  migrate: migrateCommand,
+  'owner create': createOwnerCommand,
+  'developer create': createDeveloperCommand,
+  'restaurant create': createRestaurantCommand,
+  'restaurant subscription': restaurantSubscriptionCommand,
+  'app create': createAppCommand,
+  'app approve': appStatusCommand('approve', 'approved'),
+  'app suspend': appStatusCommand('suspend', 'suspended'),
+  'app reject': appStatusCommand('reject', 'rejected'),
+};
+
+/** The commands named by a noun and a verb: `owner create`, `app approve`... */
+const nouns = new Set(
+  Object.keys(commands).flatMap((name) => (name.includes(' ') ? [name.split(' ')[0]] : [])),
+);
+
+const helpFlags = new Set(['help', '--help', '-h']);
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [first, second] = argv;
+  if (first === undefined || helpFlags.has(first)) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const twoWords = nouns.has(first);
+  if (twoWords && (second === undefined || second.startsWith('-'))) {
+    if (second !== undefined && helpFlags.has(second)) {
       process.stdout.write(`${usage}\n`);
       return;
-    default:
-      throw new InputError(`unknown command "${command}"\n\n${usage}`);
+    }
+    const verbs = Object.keys(commands).filter((name) => name.startsWith(`${first} `));
+    throw new InputError(`"${first}" needs one of: ${verbs.map((name) => name.split(' ')[1]).join(', ')}`);
   }
+  const name = twoWords ? `${first} ${second}` : first;
+  const command = commands[name];
+  if (!command) throw new InputError(`unknown command "${name}" (see "servery help")`);
+  const args = argv.slice(twoWords ? 2 : 1);
+  if (args.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  await command(args);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const known =
+  const refused =
     error instanceof InputError ||
     error instanceof ConfigError ||
-    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`servery: ${known ? (error as Error).message : (error as Error).stack}\n`);
-  process.exit(known ? 2 : 1);
+    String((error as { code?: unknown } | null)?.code).startsWith('ERR_PARSE_ARGS');
+  const message = error instanceof Error ? (refused ? error.message : (error.stack ?? error.message)) : error;
+  process.stderr.write(`servery: ${message}\n`);
+  process.exit(refused ? 2 : 1);
 });

@@ -143,3 +143,17 @@ export async function setSubscriptionActive(ctx: Ctx, restaurantId: string, acti
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw new InputError(`no restaurant ${restaurantId}`);
 }
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The restaurant an operator names by its id or its slug, if there is one. */
+export async function findRestaurant(
+  ctx: Ctx,
+  idOrSlug: string,
+): Promise<{ id: string; name: string; slug: string } | undefined> {
+  return ctx.db
+    .selectFrom('restaurants')
+    .select(['id', 'name', 'slug'])
+    .where(uuidPattern.test(idOrSlug) ? 'id' : 'slug', '=', idOrSlug)
+    .executeTakeFirst();
+}
