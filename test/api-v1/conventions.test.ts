@@ -101,13 +101,15 @@ const post = (url: string, payload: string | object, headers: Record<string, str
   });
 
 function assertError(
-  res: { statusCode: number; json(): any; headers: Record<string, unknown> },
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
   status: number,
   code: string,
   param?: string,
 ) {
-  assert.equal(res.statusCode, status, `status of ${JSON.stringify(res.json())}`);
-  const body = res.json();
+  assert.equal(res.statusCode, status, `status of ${res.body}`);
+  const body = JSON.parse(res.body) as {
+    error: { code: string; message: string; request_id: string; param?: string };
+  };
   assert.deepEqual(Object.keys(body), ['error']);
   assert.equal(body.error.code, code);
   assert.equal(typeof body.error.message, 'string');
