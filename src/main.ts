@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
 import type { Config } from './config.ts';
@@ -5,7 +7,7 @@ import { type Database, type DatabaseTarget, openDatabase } from './db/client.ts
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './domain/context.ts';
 import { describeDemoData, seedDemoData } from './domain/demo/demo-data.ts';
-import { startWorker } from './worker/worker.ts';
+import { startWorker, type Worker } from './worker/worker.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -24,36 +26,97 @@ export function createLogger(config: Config): pino.Logger {
  */
 export async function serve(config: Config, role: Role): Promise<void> {
   const log = createLogger(config);
-  const database: Database = await openDatabase(databaseTarget(config));
-  const applied = await migrate(database);
-  if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
-  if (config.demoData && role !== 'worker') {
-    const demo = await seedDemoData(database.db, systemClock);
-    if (demo) process.stdout.write(`${describeDemoData(demo, config.baseUrl)}\n`);
-  }
 
-  const deps: AppDeps = { config, db: database.db, clock: systemClock, logger: log };
-  const app = role === 'worker' ? null : await buildApp(deps);
-  const worker = role === 'api' ? null : startWorker(database.db, systemClock, log);
-  if (app) await app.listen({ port: config.port, host: config.host });
-  log.info({ role, database: database.kind, port: app ? config.port : undefined }, 'Servery started');
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // The signals are taken from the start: one that comes while the database opens or migrates
+  // lets that step finish and then stops, instead of killing the process in the middle of it.
+  let stopSignal: NodeJS.Signals | null = null;
+  let stopNow: (() => void) | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopSignal) {
+      // A repeated signal (an impatient Ctrl-C, a supervisor that sends it again) must not end
+      // the process in the middle of its stop: the database would be left open.
+      log.info({ signal }, 'already stopping');
+      return;
+    }
+    stopSignal = signal;
     log.info({ signal }, 'stopping');
+    stopNow?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  let database: Database | null = null;
+  let app: FastifyInstance | null = null;
+  let worker: Worker | null = null;
+  const stop = async (): Promise<void> => {
+    let code = 0;
     try {
       await app?.close();
       await worker?.stop();
-      await database.close();
+      await database?.close();
       log.info('stopped');
-      process.exit(0);
     } catch (error) {
       log.error({ err: error }, 'unclean stop');
-      process.exit(1);
+      code = 1;
     }
+    // The process ends by itself once nothing is left to do: process.exit() here would cut off the
+    // logger's last lines, which pino writes to stdout asynchronously. Anything still holding the
+    // process open is cut off after a while.
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 5000).unref();
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+
+  try {
+    database = await openDatabase(databaseTarget(config));
+    const applied = await migrate(database);
+    if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+    log.info({ database: database.kind }, 'database ready');
+    if (stopSignal) return stop();
+    if (config.demoData && role !== 'worker') {
+      const demo = await seedDemoData(database.db, systemClock);
+      if (demo) process.stdout.write(`${describeDemoData(demo, config.baseUrl)}\n`);
+    }
+    if (stopSignal) return stop();
+
+    if (role !== 'worker') {
+      const deps: AppDeps = { config, db: database.db, clock: systemClock, logger: log };
+      app = await buildApp(deps);
+      closeConnectionsWhenStopping(app, () => stopSignal !== null);
+    }
+    worker = role === 'api' ? null : startWorker(database.db, systemClock, log);
+    if (app) await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A start that fails (the port is taken, say) still closes what it opened: the PGlite
+    // directory is then left unlocked and without recovery to do.
+    await worker?.stop().catch(() => {});
+    await app?.close().catch(() => {});
+    await database?.close().catch(() => {});
+    throw error;
+  }
+  log.info({ role, database: database.kind, port: app ? config.port : undefined }, 'Servery started');
+  if (stopSignal) return stop();
+  stopNow = () => void stop();
+}
+
+/*
+ * Fastify's close stops accepting connections, closes the idle ones and answers requests that
+ * arrive on a kept-alive connection with 503 and "Connection: close". A request already running
+ * when the stop begins is answered, but its connection would then stay open, idle, until the
+ * client or keepAliveTimeout (72 s) closes it, and the stop would wait that long. So its
+ * response says "Connection: close" too, and Node closes the connection once it is sent.
+ */
+function closeConnectionsWhenStopping(app: FastifyInstance, stopping: () => boolean): void {
+  const running = new Set<ServerResponse>();
+  app.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (stopping()) response.shouldKeepAlive = false;
+    running.add(response);
+    response.on('close', () => running.delete(response));
+    // A response whose headers went out before the stop kept its connection: close it once idle.
+    response.on('finish', () => {
+      if (stopping()) setImmediate(() => app.server.closeIdleConnections());
+    });
+  });
+  app.addHook('preClose', async () => {
+    for (const response of running) response.shouldKeepAlive = false;
+  });
 }

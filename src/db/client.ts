@@ -1,7 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import { ConfigError } from '../config.ts';
 import type { DB } from './schema.ts';
 
 export type Db = Kysely<DB>;
@@ -43,9 +46,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     };
   }
   let pglite: PGlite;
+  let unlock = () => {};
   if ('dataDir' in target) {
     mkdirSync(target.dataDir, { recursive: true });
-    pglite = await PGlite.create(target.dataDir);
+    unlock = lockDataDir(target.dataDir);
+    try {
+      pglite = await PGlite.create(target.dataDir);
+    } catch (error) {
+      unlock();
+      throw error;
+    }
   } else {
     pglite = await PGlite.create();
   }
@@ -56,6 +66,79 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     execScript: async (script) => {
       await pglite.exec(script);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      unlock();
+    },
   };
+}
+
+/** The lock file in a PGlite data directory: the pid and host of the process that has it open. */
+export const dataDirLockName = 'servery.lock';
+
+/** Data directories this process has open (a second open of one would bypass the lock file). */
+const lockedHere = new Set<string>();
+
+/*
+ * PGlite is PostgreSQL in one process, with no server to keep two processes apart: two of them
+ * on one directory (a second `serve`, an admin command while the service runs, a new instance
+ * started before the old one has stopped) each write their own view of it and corrupt it.
+ * PGlite itself does not prevent that (its postmaster.pid names no real process), so a
+ * directory is opened by one process at a time: the opener creates servery.lock exclusively
+ * and removes it on close.
+ *
+ * A lock whose process is gone (killed with SIGKILL, crashed, the machine restarted) is stale and
+ * taken over, as PostgreSQL does with its postmaster.pid: its pid is no running process, or it
+ * is our own pid or our parent's (a restarted container gives the new process the old pid).
+ * PGlite recovers the data itself from its write-ahead log on that open.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const dir = path.resolve(dataDir);
+  if (lockedHere.has(dir)) throw new ConfigError(`the data directory ${dir} is already open in this process`);
+  const file = path.join(dir, dataDirLockName);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid}\n${hostname()}\n`, { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 3) throw error;
+    }
+    const [pid, host] = readLock(file);
+    if (pid !== null && isAnotherLiveProcess(pid)) {
+      throw new ConfigError(
+        `the data directory ${dir} is in use by process ${pid}${host ? ` on ${host}` : ''}: ` +
+          `stop that process first (if no such process runs, delete ${file})`,
+      );
+    }
+    rmSync(file, { force: true });
+  }
+  lockedHere.add(dir);
+  return () => {
+    if (!lockedHere.delete(dir)) return;
+    rmSync(file, { force: true });
+  };
+}
+
+function readLock(file: string): [pid: number | null, host: string | undefined] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [null, undefined];
+    throw error;
+  }
+  const [pid, host] = text.split('\n');
+  // An empty or garbled file was left by a process killed while it wrote it.
+  return [/^[1-9]\d*$/.test(pid ?? '') ? Number(pid) : null, host || undefined];
+}
+
+function isAnotherLiveProcess(pid: number): boolean {
+  if (pid === process.pid || pid === process.ppid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
