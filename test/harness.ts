@@ -1,9 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
 import { type AppType, createApp, setAppStatus } from '../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../src/domain/connections/access-tokens.ts';
@@ -27,6 +31,43 @@ export class TestClock implements Clock {
   }
 }
 
+/*
+ * Initialising a PGlite cluster (initdb in WebAssembly) takes seconds; loading a dump of one takes
+ * a fraction. So a migrated cluster is dumped once, to a file named after the migrations and the
+ * PGlite version, and every test database starts from it.
+ */
+const pgliteVersion = (
+  JSON.parse(
+    readFileSync(new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'),
+  ) as { version: string }
+).version;
+
+export async function migratedPgliteDump(): Promise<Blob> {
+  const digest = createHash('sha256').update(pgliteVersion);
+  for (const name of migrationNames()) {
+    digest.update(name).update(readFileSync(new URL(`../src/db/migrations/${name}`, import.meta.url)));
+  }
+  const file = path.join(tmpdir(), `servery-pglite-migrated-${digest.digest('hex').slice(0, 16)}.tar`);
+  if (!existsSync(file)) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'servery-pglite-build-'));
+    try {
+      const database = await openDatabase({ dataDir: dir });
+      await migrate(database);
+      await database.close();
+      const pglite = await PGlite.create(dir);
+      const dump = await pglite.dumpDataDir('none');
+      await pglite.close();
+      // Written aside and renamed: a test file running at the same time never reads half a dump.
+      const partial = `${file}.${process.pid}`;
+      writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+      renameSync(partial, file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return new Blob([readFileSync(file)]);
+}
+
 /**
  * A fresh, migrated database for one test file: PGlite in memory, or, with DATABASE_URL set, a
  * new PostgreSQL database created for it and dropped on close.
@@ -34,7 +75,7 @@ export class TestClock implements Clock {
 export async function openTestDatabase(): Promise<Database & { url: string | null }> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const database = await openDatabase({ memory: true });
+    const database = await openDatabase({ memory: true, initialData: await migratedPgliteDump() });
     await migrate(database);
     return { ...database, url: null };
   }

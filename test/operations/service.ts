@@ -3,23 +3,13 @@
  * of its own (a PGlite directory, or with DATABASE_URL a new PostgreSQL database).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/client.ts';
-import { migrate, migrationNames } from '../../src/db/migrate.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
@@ -27,7 +17,9 @@ import { createConnection } from '../../src/domain/connections/connections.servi
 import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import { scopes } from '../../src/domain/scopes.ts';
-import { openTestDatabase } from '../harness.ts';
+import { migratedPgliteDump, openTestDatabase } from '../harness.ts';
+
+export { bearer } from '../harness.ts';
 
 export const postgresUrl = process.env.DATABASE_URL || null;
 export const cliPath = new URL('../../src/cli/main.ts', import.meta.url).pathname;
@@ -64,7 +56,8 @@ export async function emptyDatabase(): Promise<ServiceDatabase> {
 export async function migratedDatabase(): Promise<ServiceDatabase> {
   if (!postgresUrl) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'servery-ops-data-'));
-    cpSync(await migratedTemplate(), dataDir, { recursive: true });
+    const database = await openDatabase({ dataDir, initialData: await migratedPgliteDump() });
+    await database.close();
     return pgliteDirectory(dataDir);
   }
   const database = await openTestDatabase();
@@ -106,53 +99,6 @@ export async function withDatabase<T>(
     return await work(opened);
   } finally {
     await opened.close();
-  }
-}
-
-/*
- * Creating a PGlite directory runs initdb in WebAssembly, 10 s and more. One migrated directory,
- * closed cleanly, is made once per test run (the runner is our parent process; the test files
- * run as its children) and copied for each service, as a cold backup is. Directories of runs
- * whose runner is gone are removed on the way.
- */
-async function migratedTemplate(): Promise<string> {
-  const migrations = createHash('sha256');
-  for (const name of migrationNames()) {
-    migrations.update(name).update(readFileSync(new URL(`../../src/db/migrations/${name}`, import.meta.url)));
-  }
-  const root = path.join(tmpdir(), `servery-ops-template-${process.ppid}`);
-  const template = path.join(root, `migrated-${migrations.digest('hex').slice(0, 16)}`);
-  if (existsSync(path.join(template, 'PG_VERSION'))) return template;
-  removeTemplatesOfEndedRuns();
-  mkdirSync(root, { recursive: true });
-  const building = mkdtempSync(path.join(root, 'building-'));
-  const database = await openDatabase({ dataDir: building });
-  await migrate(database);
-  await database.close();
-  try {
-    renameSync(building, template);
-  } catch (error) {
-    // Another test file of this run was quicker: use its copy.
-    rmSync(building, { recursive: true, force: true });
-    if (!existsSync(path.join(template, 'PG_VERSION'))) throw error;
-  }
-  return template;
-}
-
-function removeTemplatesOfEndedRuns(): void {
-  for (const name of readdirSync(tmpdir())) {
-    const pid = /^servery-ops-template-(\d+)$/.exec(name)?.[1];
-    if (!pid || isRunning(Number(pid))) continue;
-    rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -404,8 +350,4 @@ export function demoToken(output: string): string {
   const token = /Authorization: Bearer (svc_at_[A-Za-z0-9_-]+)/.exec(output)?.[1];
   if (!token) throw new Error(`no demo access token in the output:\n${output.slice(0, 4000)}`);
   return token;
-}
-
-export function bearer(token: string): { authorization: string } {
-  return { authorization: `Bearer ${token}` };
 }
