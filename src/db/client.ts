@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { DB } from './schema.ts';
@@ -34,7 +35,10 @@ export interface Database {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // An idle connection the server ends (a restart, an administrator) is dropped from the pool
+    // and replaced on the next query; without a listener its error would end the process.
+    pool.on('error', () => {});
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
     return {
       db,
       kind: 'postgres',
@@ -85,6 +89,34 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       unlock();
     },
   };
+}
+
+/*
+ * pg sends queries as unnamed statements, which PostgreSQL parses and plans anew on every call
+ * (for the token lookup of every API request, planning costs more than running it). A named
+ * statement is planned once per connection. Every parameterised query is named after its text,
+ * so the names are as many as the query shapes in our code.
+ */
+function withPreparedStatements(pool: pg.Pool): PostgresPool {
+  return {
+    Client: pg.Client,
+    options: pool.options,
+    end: () => pool.end(),
+    connect: async () => {
+      const client = await pool.connect();
+      return {
+        query: ((text: unknown, values?: unknown[]) =>
+          typeof text === 'string' && values !== undefined && values.length > 0
+            ? client.query({ name: statementName(text), text, values })
+            : client.query(text as string, values)) as never,
+        release: () => client.release(),
+      };
+    },
+  };
+}
+
+function statementName(text: string): string {
+  return `q_${createHash('sha1').update(text).digest('hex')}`;
 }
 
 /** The lock file in a PGlite data directory: the pid and host of the process that has it open. */

@@ -1,3 +1,5 @@
+import DataLoader from 'dataloader';
+import { CompiledQuery, type InferResult, sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { Ctx } from '../context.ts';
 import { newId, newSecret, sha256 } from '../ids.ts';
@@ -53,9 +55,9 @@ export type TokenCheck =
   | { status: 'invalid'; reason: string }
   | { status: 'unknown' };
 
-export async function checkAccessToken(db: Db, token: string, now: Date): Promise<TokenCheck> {
-  if (!accessTokenPattern.test(token)) return { status: 'unknown' };
-  const row = await db
+/** The token lookup: one query joining tokens, their connections, apps and restaurants. */
+function tokenLookup(db: Db, hashes: readonly string[]) {
+  return db
     .selectFrom('access_tokens as t')
     .innerJoin('connections as c', (join) =>
       join.onRef('c.tenant_id', '=', 't.tenant_id').onRef('c.id', '=', 't.connection_id'),
@@ -63,6 +65,7 @@ export async function checkAccessToken(db: Db, token: string, now: Date): Promis
     .innerJoin('apps as a', 'a.id', 'c.app_id')
     .innerJoin('restaurants as r', 'r.id', 't.tenant_id')
     .select([
+      't.token_hash',
       't.tenant_id',
       't.connection_id',
       't.scopes',
@@ -82,8 +85,41 @@ export async function checkAccessToken(db: Db, token: string, now: Date): Promis
       'r.livemode',
       'r.subscription_active',
     ])
-    .where('t.token_hash', '=', sha256(token))
-    .executeTakeFirst();
+    .where('t.token_hash', '=', sql<string>`any(${hashes})`);
+}
+
+type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
+
+/*
+ * The lookup runs on every API request, so it is made cheap in two ways:
+ * - the tokens of requests that arrive together are looked up in one query (DataLoader batches
+ *   the calls of one tick; it caches nothing, so every request sees the tokens as they are now);
+ * - the query is built and compiled with Kysely once per database (that costs about as much as
+ *   running it), then run with each batch's hashes.
+ */
+const tokenLoaders = new WeakMap<Db, DataLoader<string, TokenRow | undefined>>();
+
+function tokenLoader(db: Db): DataLoader<string, TokenRow | undefined> {
+  let loader = tokenLoaders.get(db);
+  if (!loader) {
+    const text = tokenLookup(db, []).compile().sql;
+    loader = new DataLoader(
+      async (hashes) => {
+        const { rows } = await db.executeQuery<TokenRow>(CompiledQuery.raw(text, [hashes]));
+        const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+        return hashes.map((hash) => byHash.get(hash));
+      },
+      // Requests that arrive in one pass of the event loop over its sockets are looked up together.
+      { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+    );
+    tokenLoaders.set(db, loader);
+  }
+  return loader;
+}
+
+export async function checkAccessToken(db: Db, token: string, now: Date): Promise<TokenCheck> {
+  if (!accessTokenPattern.test(token)) return { status: 'unknown' };
+  const row = await tokenLoader(db).load(sha256(token));
   if (!row) return { status: 'unknown' };
   if (row.revoked_at) return { status: 'invalid', reason: 'The access token was revoked.' };
   if (row.expires_at <= now) return { status: 'invalid', reason: 'The access token expired.' };

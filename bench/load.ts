@@ -1,0 +1,64 @@
+/*
+ * The load generator of `npm run bench`, run by bench/run.ts as a child process so that
+ * autocannon's own work (HTTP parsing, timers, GC) happens on the other core and does not
+ * share an event loop with the server it measures. It takes one job at a time over IPC and
+ * answers with the figures of that job.
+ */
+import autocannon from 'autocannon';
+
+export interface LoadJob {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+}
+
+export interface LoadResult {
+  /** Responses received (any status). */
+  requests: number;
+  /** Seconds the run lasted, as autocannon measured it. */
+  seconds: number;
+  /** Every response's latency in ms (fractional: autocannon's own histogram rounds to whole ms). */
+  latencies: Float64Array;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+}
+
+async function run(job: LoadJob): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: job.url,
+    headers: job.headers,
+    connections: job.connections,
+    duration: job.duration,
+    pipelining: 1,
+    timeout: 10,
+  });
+  instance.on('response', (_client, _status, _bytes, ms) => {
+    latencies.push(ms);
+  });
+  const result = await instance;
+  return {
+    requests: latencies.length,
+    seconds: result.duration,
+    latencies: Float64Array.from(latencies),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]),
+    ),
+  };
+}
+
+if (process.send) {
+  process.on('message', (job: LoadJob) => {
+    run(job).then(
+      (result) => process.send?.({ ok: true, result }),
+      (error: unknown) => process.send?.({ ok: false, error: String((error as Error)?.stack ?? error) }),
+    );
+  });
+}
