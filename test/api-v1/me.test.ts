@@ -72,3 +72,30 @@ test('a restaurant without a country reports country null', async () => {
   const res = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
   assert.equal(res.json().tenant.country, null);
 });
+
+test('requests arriving together each get their own connection, never another’s', async () => {
+  const tenants = [tenant, ...(await Promise.all([1, 2, 3].map(() => makeTenant(t.ctx))))];
+  const revoked = await makeTenant(t.ctx);
+  await t.database.db
+    .updateTable('access_tokens')
+    .set({ revoked_at: t.clock.now() })
+    .where('connection_id', '=', revoked.connectionId)
+    .execute();
+  const calls = Array.from({ length: 40 }, (_, i) => {
+    const caller = i % 5 === 4 ? revoked : tenants[i % 5];
+    return {
+      caller,
+      response: t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(caller?.token ?? '') }),
+    };
+  });
+  for (const { caller, response } of calls) {
+    const res = await response;
+    if (caller === revoked) {
+      assert.equal(res.statusCode, 401);
+    } else {
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.json().id, caller?.connectionId);
+      assert.equal(res.json().tenant.id, caller?.restaurantId);
+    }
+  }
+});
