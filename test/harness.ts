@@ -11,7 +11,7 @@ import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
 import { type AppType, createApp, setAppStatus } from '../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../src/domain/connections/access-tokens.ts';
-import { createConnection } from '../src/domain/connections/connections.service.ts';
+import { consentToApp } from '../src/domain/connections/connections.service.ts';
 import { type Clock, type Ctx, systemCtx } from '../src/domain/context.ts';
 import { createRestaurant } from '../src/domain/restaurants/restaurants.service.ts';
 import { scopes as allScopes, type Plan, type Scope } from '../src/domain/scopes.ts';
@@ -188,17 +188,17 @@ export async function makeTenant(
   });
   await setAppStatus(ctx, app.clientId, 'approved');
   const scopes = options.scopes ?? allScopes;
-  const connection = await createConnection(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
+  const connection = await consentToApp(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
   const { token } = await issueAccessToken(ctx, {
     tenantId: restaurant.id,
-    connectionId: connection.id,
+    connectionId: connection.connectionId,
     scopes,
   });
   return {
     restaurantId: restaurant.id,
     appId: app.id,
     clientId: app.clientId,
-    connectionId: connection.id,
+    connectionId: connection.connectionId,
     token,
   };
 }

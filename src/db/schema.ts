@@ -91,6 +91,29 @@ export interface IdempotencyKeysTable {
   completed_at: Date | null;
 }
 
+export interface EventsTable {
+  tenant_id: string;
+  id: string;
+  type: string;
+  connection_id: string | null;
+  livemode: boolean;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Date;
+}
+
+export interface EmailOutboxTable {
+  id: string;
+  tenant_id: string | null;
+  to_address: string;
+  subject: string;
+  body: string;
+  created_at: Date;
+  send_after: Date;
+  attempts: Generated<number>;
+  sent_at: Date | null;
+  last_error: string | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -100,4 +123,6 @@ export interface DB {
   connections: ConnectionsTable;
   access_tokens: AccessTokensTable;
   idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  email_outbox: EmailOutboxTable;
 }

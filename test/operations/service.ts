@@ -13,7 +13,7 @@ import { type Database, openDatabase } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
-import { createConnection } from '../../src/domain/connections/connections.service.ts';
+import { consentToApp } from '../../src/domain/connections/connections.service.ts';
 import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import { scopes } from '../../src/domain/scopes.ts';
@@ -141,13 +141,13 @@ export async function seedConnections(database: ServiceDatabase, count: number):
           scopes,
         });
         await setAppStatus(ctx, app.clientId, 'approved');
-        const connection = await createConnection(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
+        const connection = await consentToApp(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
         const { token } = await issueAccessToken(ctx, {
           tenantId: restaurant.id,
-          connectionId: connection.id,
+          connectionId: connection.connectionId,
           scopes,
         });
-        seeded.push({ tenantId: restaurant.id, connectionId: connection.id, token });
+        seeded.push({ tenantId: restaurant.id, connectionId: connection.connectionId, token });
       }
       return seeded;
     }),

@@ -1,20 +1,71 @@
 import type { Ctx } from '../context.ts';
+import { queueEmail } from '../email/email-outbox.ts';
 import { ApiError, InputError } from '../errors.ts';
+import { recordEvent } from '../events/events.store.ts';
 import { newId } from '../ids.ts';
 import { isScope, type Scope } from '../scopes.ts';
-import type { ConnectionRevoked } from './connection.schema.ts';
+import type { Connection, ConnectionRevoked } from './connection.schema.ts';
+import { connectionRateLimit } from './rate-limit.ts';
+import { scopeDescriptions } from './scope-descriptions.ts';
+
+/** The Connection resource of a connection with all its scopes (`data.object` of app.* events). */
+export async function loadConnection(ctx: Ctx, tenantId: string, connectionId: string): Promise<Connection> {
+  const row = await ctx.db
+    .selectFrom('connections as c')
+    .innerJoin('apps as a', 'a.id', 'c.app_id')
+    .innerJoin('restaurants as r', 'r.id', 'c.tenant_id')
+    .select([
+      'c.id',
+      'c.scopes',
+      'c.created_at',
+      'a.client_id',
+      'a.name as app_name',
+      'r.name',
+      'r.slug',
+      'r.timezone',
+      'r.currency',
+      'r.country',
+      'r.plan',
+      'r.livemode',
+    ])
+    .where('c.tenant_id', '=', tenantId)
+    .where('c.id', '=', connectionId)
+    .executeTakeFirstOrThrow();
+  return {
+    object: 'connection',
+    id: row.id,
+    livemode: row.livemode,
+    app: { client_id: row.client_id, name: row.app_name },
+    tenant: {
+      id: tenantId,
+      name: row.name,
+      slug: row.slug,
+      timezone: row.timezone,
+      currency: row.currency,
+      country: row.country,
+    },
+    scopes: row.scopes as Scope[],
+    plan: row.plan,
+    rate_limit: { limit: connectionRateLimit.limit, window_seconds: connectionRateLimit.windowSeconds },
+    created_at: row.created_at,
+  };
+}
 
 /**
- * Connects an app to a restaurant with the given scopes (the owner's consent; the OAuth flow
- * calls this). The scopes must be among the app's.
+ * The owner's consent (spec: Connection and tokens):
+ * - no active connection of the app to the restaurant → one is created (`app.connected`), the
+ *   owners are e-mailed;
+ * - an active one → its scopes are replaced, more or fewer (`app.scopes_changed` with
+ *   `previous_scopes` when they differ); the owners are e-mailed when scopes were added.
+ * The scopes must be among the app's. A test restaurant sends no e-mail.
  */
-export async function createConnection(
+export async function consentToApp(
   ctx: Ctx,
   input: { tenantId: string; appId: string; scopes: readonly string[] },
-): Promise<{ id: string; scopes: Scope[] }> {
+): Promise<{ connectionId: string; scopes: Scope[]; created: boolean }> {
   const app = await ctx.db
     .selectFrom('apps')
-    .select('scopes')
+    .select(['scopes', 'name'])
     .where('id', '=', input.appId)
     .executeTakeFirst();
   if (!app) throw new InputError(`no app ${input.appId}`);
@@ -22,18 +73,90 @@ export async function createConnection(
     if (!isScope(scope) || !app.scopes.includes(scope))
       throw new InputError(`scope "${scope}" is not allowed for this app`);
   }
-  const connection = { id: newId(), scopes: [...new Set(input.scopes)] as Scope[] };
-  await ctx.db
+  const scopes = [...new Set(input.scopes)] as Scope[];
+  const restaurant = await ctx.db
+    .selectFrom('restaurants')
+    .select(['livemode', 'name'])
+    .where('id', '=', input.tenantId)
+    .executeTakeFirstOrThrow();
+
+  const inserted = await ctx.db
     .insertInto('connections')
     .values({
       tenant_id: input.tenantId,
-      id: connection.id,
+      id: newId(),
       app_id: input.appId,
-      scopes: connection.scopes,
+      scopes,
       created_at: ctx.clock.now(),
     })
+    .onConflict((oc) => oc.columns(['tenant_id', 'app_id']).where('ended_at', 'is', null).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) {
+    const object = await loadConnection(ctx, input.tenantId, inserted.id);
+    await recordEvent(ctx, {
+      tenantId: input.tenantId,
+      type: 'app.connected',
+      connectionId: inserted.id,
+      livemode: restaurant.livemode,
+      data: { object },
+    });
+    if (restaurant.livemode) {
+      await emailOwners(ctx, input.tenantId, `${app.name} is now connected to ${restaurant.name}`, [
+        `The app ${app.name} was connected to ${restaurant.name} and may now:`,
+        ...scopes.map((scope) => `- ${scopeDescriptions[scope]}`),
+      ]);
+    }
+    return { connectionId: inserted.id, scopes, created: true };
+  }
+
+  const current = await ctx.db
+    .selectFrom('connections')
+    .select(['id', 'scopes'])
+    .where('tenant_id', '=', input.tenantId)
+    .where('app_id', '=', input.appId)
+    .where('ended_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const previous = current.scopes as Scope[];
+  const same = previous.length === scopes.length && previous.every((scope) => scopes.includes(scope));
+  if (!same) {
+    await ctx.db
+      .updateTable('connections')
+      .set({ scopes })
+      .where('tenant_id', '=', input.tenantId)
+      .where('id', '=', current.id)
+      .execute();
+    const object = await loadConnection(ctx, input.tenantId, current.id);
+    await recordEvent(ctx, {
+      tenantId: input.tenantId,
+      type: 'app.scopes_changed',
+      connectionId: current.id,
+      livemode: restaurant.livemode,
+      data: { object, previous_scopes: previous },
+    });
+    const added = scopes.filter((scope) => !previous.includes(scope));
+    if (added.length > 0 && restaurant.livemode) {
+      await emailOwners(ctx, input.tenantId, `${app.name} may now do more at ${restaurant.name}`, [
+        `The app ${app.name}, connected to ${restaurant.name}, was allowed more:`,
+        ...added.map((scope) => `- ${scopeDescriptions[scope]}`),
+      ]);
+    }
+  }
+  return { connectionId: current.id, scopes, created: false };
+}
+
+async function emailOwners(ctx: Ctx, tenantId: string, subject: string, lines: string[]): Promise<void> {
+  const owners = await ctx.db
+    .selectFrom('restaurant_members as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select('a.email')
+    .where('m.tenant_id', '=', tenantId)
+    .where('m.role', '=', 'owner')
     .execute();
-  return connection;
+  for (const owner of owners) {
+    await queueEmail(ctx, { tenantId, to: owner.email, subject, text: `${lines.join('\n')}\n` });
+  }
 }
 
 /** Ends the calling app's connection: every token of it is revoked, the caller's too. */
@@ -49,6 +172,19 @@ export async function endConnection(ctx: Ctx): Promise<ConnectionRevoked> {
     .where('ended_at', 'is', null)
     .executeTakeFirst();
   if (ended.numUpdatedRows === 0n) throw new ApiError('unauthorized', 'The connection was ended.');
+  const object = await loadConnection(ctx, ctx.tenantId, ctx.actor.connectionId);
+  await recordEvent(ctx, {
+    tenantId: ctx.tenantId,
+    type: 'app.disconnected',
+    connectionId: ctx.actor.connectionId,
+    livemode: object.livemode,
+    data: { object, reason: 'app' },
+  });
+  if (object.livemode) {
+    await emailOwners(ctx, ctx.tenantId, `${object.app.name} was disconnected from ${object.tenant.name}`, [
+      `The app ${object.app.name} ended its connection to ${object.tenant.name}. It can no longer act for the restaurant.`,
+    ]);
+  }
   await ctx.db
     .updateTable('access_tokens')
     .set({ revoked_at: now })

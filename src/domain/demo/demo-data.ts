@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { createApp, setAppStatus } from '../apps/apps.service.ts';
 import { issueAccessToken } from '../connections/access-tokens.ts';
-import { createConnection } from '../connections/connections.service.ts';
+import { consentToApp } from '../connections/connections.service.ts';
 import { type Clock, systemCtx } from '../context.ts';
 import { createRestaurant } from '../restaurants/restaurants.service.ts';
 import { scopes } from '../scopes.ts';
@@ -68,10 +68,10 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       scopes,
     });
     await setAppStatus(ctx, app.clientId, 'approved');
-    const connection = await createConnection(ctx, { tenantId: testRestaurant.id, appId: app.id, scopes });
+    const connection = await consentToApp(ctx, { tenantId: testRestaurant.id, appId: app.id, scopes });
     const { token } = await issueAccessToken(ctx, {
       tenantId: testRestaurant.id,
-      connectionId: connection.id,
+      connectionId: connection.connectionId,
       scopes,
     });
     return {
