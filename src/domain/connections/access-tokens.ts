@@ -4,8 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { Ctx } from '../context.ts';
 import { newId, newSecret, sha256 } from '../ids.ts';
 import type { Plan, Scope } from '../scopes.ts';
-import type { Connection } from './connection.schema.ts';
-import { connectionRateLimit } from './rate-limit.ts';
+import { type Connection, toConnection } from './connection.schema.ts';
 
 export const accessTokenLifetimeSeconds = 3600;
 const accessTokenPattern = /^svc_at_[A-Za-z0-9_-]{43}$/;
@@ -134,24 +133,7 @@ export async function checkAccessToken(db: Db, token: string, now: Date): Promis
       scopes,
       plan: row.plan,
       subscriptionActive: row.subscription_active,
-      connection: {
-        object: 'connection',
-        id: row.connection_id,
-        livemode: row.livemode,
-        app: { client_id: row.client_id, name: row.app_name },
-        tenant: {
-          id: row.tenant_id,
-          name: row.name,
-          slug: row.slug,
-          timezone: row.timezone,
-          currency: row.currency,
-          country: row.country,
-        },
-        scopes,
-        plan: row.plan,
-        rate_limit: { limit: connectionRateLimit.limit, window_seconds: connectionRateLimit.windowSeconds },
-        created_at: row.connected_at,
-      },
+      connection: toConnection({ ...row, scopes }),
     },
   };
 }

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { Timestamp } from '../common.schema.ts';
-import { plans, scopes } from '../scopes.ts';
+import { type Plan, plans, type Scope, scopes } from '../scopes.ts';
+import { connectionRateLimit } from './rate-limit.ts';
 
 /** The Connection resource exactly as the spec's table lists it (`GET /me`). */
 export const ConnectionSchema = Type.Object({
@@ -29,3 +30,41 @@ export const ConnectionRevokedSchema = Type.Object({
   revoked: Type.Literal(true),
 });
 export type ConnectionRevoked = Static<typeof ConnectionRevokedSchema>;
+
+/** What the Connection resource is made of, as the queries that show it select it. */
+export interface ConnectionRow {
+  connection_id: string;
+  scopes: readonly Scope[];
+  connected_at: Date;
+  client_id: string;
+  app_name: string;
+  tenant_id: string;
+  name: string;
+  slug: string;
+  timezone: string;
+  currency: string;
+  country: string | null;
+  plan: Plan;
+  livemode: boolean;
+}
+
+export function toConnection(row: ConnectionRow): Connection {
+  return {
+    object: 'connection',
+    id: row.connection_id,
+    livemode: row.livemode,
+    app: { client_id: row.client_id, name: row.app_name },
+    tenant: {
+      id: row.tenant_id,
+      name: row.name,
+      slug: row.slug,
+      timezone: row.timezone,
+      currency: row.currency,
+      country: row.country,
+    },
+    scopes: [...row.scopes],
+    plan: row.plan,
+    rate_limit: { limit: connectionRateLimit.limit, window_seconds: connectionRateLimit.windowSeconds },
+    created_at: row.connected_at,
+  };
+}

@@ -4,8 +4,7 @@ import { ApiError, InputError } from '../errors.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { newId } from '../ids.ts';
 import { isScope, type Scope } from '../scopes.ts';
-import type { Connection, ConnectionRevoked } from './connection.schema.ts';
-import { connectionRateLimit } from './rate-limit.ts';
+import { type Connection, type ConnectionRevoked, toConnection } from './connection.schema.ts';
 import { scopeDescriptions } from './scope-descriptions.ts';
 
 /** The Connection resource of a connection with all its scopes (`data.object` of app.* events). */
@@ -15,9 +14,10 @@ export async function loadConnection(ctx: Ctx, tenantId: string, connectionId: s
     .innerJoin('apps as a', 'a.id', 'c.app_id')
     .innerJoin('restaurants as r', 'r.id', 'c.tenant_id')
     .select([
-      'c.id',
+      'c.id as connection_id',
+      'c.tenant_id',
       'c.scopes',
-      'c.created_at',
+      'c.created_at as connected_at',
       'a.client_id',
       'a.name as app_name',
       'r.name',
@@ -31,24 +31,7 @@ export async function loadConnection(ctx: Ctx, tenantId: string, connectionId: s
     .where('c.tenant_id', '=', tenantId)
     .where('c.id', '=', connectionId)
     .executeTakeFirstOrThrow();
-  return {
-    object: 'connection',
-    id: row.id,
-    livemode: row.livemode,
-    app: { client_id: row.client_id, name: row.app_name },
-    tenant: {
-      id: tenantId,
-      name: row.name,
-      slug: row.slug,
-      timezone: row.timezone,
-      currency: row.currency,
-      country: row.country,
-    },
-    scopes: row.scopes as Scope[],
-    plan: row.plan,
-    rate_limit: { limit: connectionRateLimit.limit, window_seconds: connectionRateLimit.windowSeconds },
-    created_at: row.created_at,
-  };
+  return toConnection({ ...row, scopes: row.scopes as Scope[] });
 }
 
 /**
