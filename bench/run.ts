@@ -11,9 +11,11 @@ import { buildApp } from '../src/app.ts';
 import { checkAccessToken } from '../src/domain/connections/access-tokens.ts';
 import { ConnectionSchema } from '../src/domain/connections/connection.schema.ts';
 import { systemCtx } from '../src/domain/context.ts';
+import { openLimiters } from '../src/domain/limits/limiters.ts';
 import { makeTenant } from '../test/harness.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import { benchOAuth } from './oauth.ts';
 
 const barePath = '/bench/bare';
 const mePath = '/v1/me';
@@ -220,7 +222,14 @@ async function startServer(kind: BenchDatabaseKind) {
     if (check.status !== 'valid') throw new Error(`the bench token is ${check.status}`);
     const connection = check.auth.connection;
 
-    app = await buildApp({ config: { baseUrl: 'http://127.0.0.1' }, db });
+    // The rate limits count every request where the service would (in Redis with REDIS_URL), but
+    // with a limit the load never reaches.
+    const limiters = await openLimiters(
+      { db, redisUrl: process.env.REDIS_URL || null },
+      { points: 1_000_000_000 },
+    );
+    app = await buildApp({ config: { baseUrl: 'http://127.0.0.1' }, db, limiters });
+    app.addHook('onClose', () => limiters.close());
     app.get(
       barePath,
       { schema: { hide: true, response: { 200: ConnectionSchema } } },
@@ -423,6 +432,7 @@ async function main(): Promise<void> {
     `${options.connections} connections, ${options.duration} s per route in ${options.rounds} alternating round(s) (bare, me), ${options.warmup} s warm-up per route`,
     'load generator: autocannon in a child process; bare route on the same Fastify instance; latencies over every response',
     'server µs/req: CPU time of the server process (Fastify, and PGlite which runs in it) per response; CPU %: whole machine, all processes',
+    `rate limits counted in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'the database (PostgreSQL: table rate_limits; PGlite: memory)'}`,
   ];
   for (const run of runs) out.push(`${run.kind}: ${run.where} (body ${run.bodyBytes} bytes)`);
   out.push('', runs.length > 0 ? table(runs) : '(no results)', '');
@@ -432,6 +442,15 @@ async function main(): Promise<void> {
     out.push(
       `PostgreSQL ratio me/bare ${ratio.toFixed(3)}: ${ratio >= 0.3 ? 'meets' : 'BELOW'} the target 0.3`,
     );
+  }
+  // The token endpoint (bench/oauth.ts): code exchanges and refresh grants on PostgreSQL.
+  if (kinds.includes('postgres') && !interrupted) {
+    const oauth = await benchOAuth(options).catch((error: Error) => ({
+      lines: [],
+      failures: [`postgres token endpoint: ${error.message}`],
+    }));
+    out.push(...oauth.lines);
+    crashes.push(...oauth.failures);
   }
   const failures = [...runs.flatMap((r) => r.failures), ...crashes];
   if (interrupted) failures.push('interrupted');

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import { type Clock, systemClock } from './domain/context.ts';
+import { type Limiters, openLimiters } from './domain/limits/limiters.ts';
 import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
@@ -10,19 +11,24 @@ import { registerOpenApi } from './http/api-v1/openapi.ts';
 import { errorHandler } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
+import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
+import { oauthPlugin } from './http/oauth/oauth.plugin.ts';
 import { parseQueryString } from './http/query-string.ts';
 import { validatorCompiler } from './http/validation.ts';
 
 export const apiVersion = '2026-10-08';
 
 export interface AppDeps {
-  config: Pick<Config, 'baseUrl'>;
+  /** `authUrl` (where the consent page is served) defaults to `baseUrl`. */
+  config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'authUrl' | 'redisUrl'>>;
   db: Db;
   clock?: Clock;
   /** A pino logger; without one the server logs nothing (tests). */
   logger?: FastifyBaseLogger;
   /** Extra /v1 operations (tests of the shared mechanisms). */
   extraApiRoutes?: readonly ApiRoute[];
+  /** Makes the rate limits; by default they count where `config.redisUrl` and `db` say (see openLimiters). */
+  limiters?: Limiters;
 }
 
 /** Secrets never reach the logs. */
@@ -42,6 +48,8 @@ export const redactedLogPaths = [
 /** The HTTP server with its surfaces: health, the public API (/v1) and its OpenAPI/Postman documents. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
+  const limiters =
+    deps.limiters ?? (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger }));
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // 24 hex digits of a random UUID (its entropy is drawn in batches: cheap on every request).
@@ -54,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
+  // Limiters passed in belong to the caller; those opened here close with the app.
+  if (!deps.limiters) app.addHook('onClose', () => limiters.close());
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     reply.header('service-api-version', apiVersion);
@@ -65,10 +75,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoute, { db: deps.db });
   await app.register(
     async (v1) => {
-      await v1.register(apiV1Plugin, { db: deps.db, clock, extraRoutes: deps.extraApiRoutes });
+      await v1.register(apiV1Plugin, { db: deps.db, clock, limiters, extraRoutes: deps.extraApiRoutes });
       await v1.register(openApiRoutes);
     },
     { prefix: '/v1' },
   );
+  await app.register(oauthPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(authorizePlugin, { db: deps.db, clock, config: deps.config, limiters });
   return app;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import addressparser from 'nodemailer/lib/addressparser';
 
 /** The service's settings, read once from the environment. Every variable is listed in the README. */
 export interface Config {
@@ -14,6 +15,12 @@ export interface Config {
   readonly logLevel: string;
   /** Whether an empty database gets demo data on start. */
   readonly demoData: boolean;
+  /** Redis connection string; when set, the rate limits count in Redis (else in PostgreSQL or memory). */
+  readonly redisUrl: string | null;
+  /** The SMTP server e-mails go through (smtp:// or smtps://); without it they are only logged. */
+  readonly smtpUrl: string | null;
+  /** The From of every e-mail. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +54,41 @@ function url(name: string, value: string | undefined, fallback: string): string 
   return raw.replace(/\/+$/, '');
 }
 
+function smtpUrl(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {}
+  // The URL holds the SMTP password: the message does not repeat it.
+  if (protocol !== 'smtp:' && protocol !== 'smtps:')
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@host:587');
+  return value;
+}
+
+/** One address, with or without a name: `Servery <no-reply@example.com>`. */
+function mailFrom(value: string | undefined, fallback: string): string {
+  if (value === undefined || value === '') return fallback;
+  const addresses = addressparser(value, { flatten: true });
+  if (addresses.length !== 1 || !addresses[0]?.address.includes('@'))
+    throw new ConfigError(
+      `MAIL_FROM must be one e-mail address, e.g. "Servery <no-reply@example.com>", got "${value}"`,
+    );
+  return value;
+}
+
+function redisUrl(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {}
+  // The URL may hold the Redis password: the message does not repeat it.
+  if (protocol !== 'redis:' && protocol !== 'rediss:')
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  return value;
+}
+
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   if (value === 'true' || value === '1') return true;
@@ -69,5 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storefrontDomain: env.STOREFRONT_DOMAIN || new URL(baseUrl).host,
     logLevel: env.LOG_LEVEL || 'info',
     demoData: flag('DEMO_DATA', env.DEMO_DATA, true),
+    redisUrl: redisUrl(env.REDIS_URL),
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: mailFrom(env.MAIL_FROM, `Servery <no-reply@${new URL(baseUrl).hostname}>`),
   });
 }

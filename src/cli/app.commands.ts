@@ -5,6 +5,7 @@ import {
   type AppStatus,
   type AppType,
   createApp,
+  createClientSecret,
   setAppStatus,
 } from '../domain/apps/apps.service.ts';
 import { InputError } from '../domain/errors.ts';
@@ -80,6 +81,36 @@ export async function createAppCommand(args: string[]): Promise<void> {
     { app: appJson(app), client_secret: clientSecret },
     `created ${app.type} app "${app.name}" (${app.status}): client_id ${app.clientId}` +
       (clientSecret ? `; client_secret ${clientSecret} (shown this once)` : ''),
+  );
+}
+
+/**
+ * `servery app secret <client_id>`: a new client secret for a confidential app, printed this once;
+ * the previous one stays valid for 24 hours.
+ */
+export async function appSecretCommand(args: string[]): Promise<void> {
+  const command = 'app secret';
+  const { values, positionals } = parseCommandLine(command, () =>
+    parseArgs({
+      args,
+      options: { json: { type: 'boolean', default: false } },
+      strict: true,
+      allowPositionals: true,
+    }),
+  );
+  const clientId = onlyArgument(command, "app's client_id", positionals);
+  const { app, clientSecret, previousExpiresAt } = await inAdminTransaction((ctx) =>
+    createClientSecret(ctx, clientId),
+  );
+  printResult(
+    values.json,
+    {
+      app: appJson(app),
+      client_secret: clientSecret,
+      previous_secret_expires_at: previousExpiresAt?.toISOString() ?? null,
+    },
+    `new client secret for app "${app.name}" (${app.clientId}): ${clientSecret} (shown this once)` +
+      (previousExpiresAt ? `; the previous one stays valid until ${previousExpiresAt.toISOString()}` : ''),
   );
 }
 

@@ -2,7 +2,7 @@
 import { ConfigError } from '../config.ts';
 import { InputError } from '../domain/errors.ts';
 import { createDeveloperCommand, createOwnerCommand } from './account.commands.ts';
-import { appStatusCommand, createAppCommand } from './app.commands.ts';
+import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
 
@@ -31,6 +31,8 @@ Apps
       [--logo-url <https-url>] [--website <https-url>]
                                     prints the client_id, and the client secret of a
                                     confidential app once; the app starts pending
+  app secret <client_id>            a new client secret, printed once; the previous one
+                                    stays valid for 24 hours
   app approve <client_id>
   app suspend <client_id>
   app reject <client_id>
@@ -51,6 +53,7 @@ const commands: Readonly<Record<string, Command>> = {
   'restaurant create': createRestaurantCommand,
   'restaurant subscription': restaurantSubscriptionCommand,
   'app create': createAppCommand,
+  'app secret': appSecretCommand,
   'app approve': appStatusCommand('approve', 'approved'),
   'app suspend': appStatusCommand('suspend', 'suspended'),
   'app reject': appStatusCommand('reject', 'rejected'),

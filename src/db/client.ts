@@ -32,6 +32,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The pg pool behind each PostgreSQL database (stores that live in it use it: the rate limits). */
+const postgresPools = new WeakMap<Db, pg.Pool>();
+
+/** The pg pool of a database opened on a PostgreSQL server; none for PGlite. */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db);
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
@@ -39,6 +47,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // and replaced on the next query; without a listener its error would end the process.
     pool.on('error', () => {});
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+    postgresPools.set(db, pool);
     return {
       db,
       kind: 'postgres',

@@ -11,6 +11,17 @@ export interface AccountsTable {
   password_hash: string;
   developer: Generated<boolean>;
   created_at: CreatedAt;
+  /** The second factor (TOTP, base32) and the time step of the last code accepted; null without one. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string;
+  second_factor_pending: boolean;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface RestaurantsTable {
@@ -74,6 +85,38 @@ export interface AccessTokensTable {
   created_at: CreatedAt;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The token family (its authorization code) and the refresh token issued with it; null for tokens made otherwise. */
+  family_id: string | null;
+  refresh_token_id: string | null;
+}
+
+export interface AuthorizationCodesTable {
+  tenant_id: string;
+  id: string;
+  code_hash: string;
+  connection_id: string;
+  app_id: string;
+  scopes: string[];
+  redirect_uri: string;
+  code_challenge: string;
+  created_at: Date;
+  expires_at: Date;
+  redeemed_at: Date | null;
+}
+
+export interface RefreshTokensTable {
+  tenant_id: string;
+  id: string;
+  token_hash: string;
+  family_id: string;
+  connection_id: string;
+  app_id: string;
+  scopes: string[];
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  replaced_by: string | null;
+  revoked_at: Date | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -122,7 +165,10 @@ export interface DB {
   app_secrets: AppSecretsTable;
   connections: ConnectionsTable;
   access_tokens: AccessTokensTable;
+  authorization_codes: AuthorizationCodesTable;
+  refresh_tokens: RefreshTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   email_outbox: EmailOutboxTable;
+  sessions: SessionsTable;
 }

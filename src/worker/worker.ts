@@ -2,11 +2,19 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../domain/context.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
+import { sendDueEmails } from './email.job.ts';
+import type { EmailTransport } from './email-transport.ts';
+
+/** What jobs reach besides the database and the clock. */
+export interface JobServices {
+  log: Logger;
+  emailTransport: EmailTransport;
+}
 
 export interface Job {
   name: string;
   everyMs: number;
-  run(db: Db, clock: Clock): Promise<unknown>;
+  run(db: Db, clock: Clock, services: JobServices): Promise<unknown>;
 }
 
 /** The background jobs of the worker role. */
@@ -16,6 +24,11 @@ export const jobs: readonly Job[] = [
     everyMs: 10 * 60 * 1000,
     run: (db, clock) => purgeExpiredKeys(db, clock.now()),
   },
+  {
+    name: 'send queued e-mails',
+    everyMs: 3000,
+    run: (db, clock, services) => sendDueEmails(db, clock, services.emailTransport, services.log),
+  },
 ];
 
 export interface Worker {
@@ -24,7 +37,8 @@ export interface Worker {
 }
 
 /** Runs each job at once and then on its interval; one failing run is logged and retried on the next. */
-export function startWorker(db: Db, clock: Clock, log: Logger): Worker {
+export function startWorker(db: Db, clock: Clock, log: Logger, emailTransport: EmailTransport): Worker {
+  const services: JobServices = { log, emailTransport };
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
   let stopping = false;
@@ -32,7 +46,7 @@ export function startWorker(db: Db, clock: Clock, log: Logger): Worker {
     const tick = () => {
       if (stopping) return;
       const run = job
-        .run(db, clock)
+        .run(db, clock, services)
         .catch((error: unknown) => log.error({ err: error, job: job.name }, 'job failed'))
         .finally(() => running.delete(run));
       running.add(run);

@@ -54,9 +54,12 @@ function call(
 ) {
   const url = `/v1${route.url.replace(/:[a-z_]+/g, randomUUID())}${options.query ?? ''}`;
   const body = options.body ?? (route.schema.body === undefined ? undefined : { dine_in: false });
+  // An address per operation: each stays within the per-address limit of requests without a valid token.
+  const index = allRoutes.indexOf(route);
   return t.app.inject({
     method: route.method,
     url,
+    remoteAddress: `10.0.${index >> 8}.${index & 255}`,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
@@ -127,6 +130,17 @@ describe('every /v1 operation', () => {
         assert.equal(res.statusCode, 403, res.body);
         assert.equal(res.json().error.code, 'account_inactive');
       }
+      assert.equal(res.headers['ratelimit-remaining'], '119');
+    });
+
+    test(`${name}: a connection past its 120 requests in the window → 429 rate_limited with Retry-After`, async () => {
+      const tenant = await makeTenant(t.ctx, { plan: 'premium' });
+      const me = { method: 'GET', url: '/v1/me', headers: bearer(tenant.token) } as const;
+      await Promise.all(Array.from({ length: 120 }, () => t.app.inject(me)));
+      const res = await call(route, bearer(tenant.token));
+      assert.equal(res.statusCode, 429, res.body);
+      assert.equal(res.json().error.code, 'rate_limited');
+      assert.equal(res.headers['retry-after'], res.headers['ratelimit-reset']);
     });
 
     test(`${name}: an unknown query parameter or body field → 400 invalid_request naming it`, async () => {

@@ -26,7 +26,13 @@ let dataDir = '';
 let cliEnv: NodeJS.ProcessEnv;
 
 /** Accounts and an app made before the tests, so that each test runs one CLI process. */
-const seeded = { owner: 'owner@cli.test', developer: 'developer@cli.test', clientId: '' };
+const seeded = {
+  owner: 'owner@cli.test',
+  developer: 'developer@cli.test',
+  clientId: '',
+  confidentialClientId: '',
+  confidentialAppId: '',
+};
 
 async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
   if (postgres) return work(postgres.db);
@@ -79,6 +85,15 @@ async function seed(db: Db): Promise<void> {
     scopes: ['orders:read'],
   });
   seeded.clientId = app.clientId;
+  const confidential = await createApp(ctx, {
+    developerId: developer.id,
+    name: 'Seeded server app',
+    type: 'confidential',
+    redirectUris: ['https://seeded.example.test/callback'],
+    scopes: ['orders:read'],
+  });
+  seeded.confidentialClientId = confidential.app.clientId;
+  seeded.confidentialAppId = confidential.app.id;
 }
 
 after(async () => {
@@ -142,6 +157,7 @@ test('help lists every command', async () => {
     'restaurant create',
     'restaurant subscription',
     'app create',
+    'app secret',
     'app approve',
     'app suspend',
     'app reject',
@@ -428,6 +444,44 @@ test('app create (public) has no client secret', async () => {
   assert.deepEqual(secrets, []);
 });
 
+test('app secret prints a new client secret once, stores its SHA-256 and keeps the old one 24 hours', async () => {
+  const started = Date.now();
+  const result = jsonOf(await servery('app', 'secret', seeded.confidentialClientId, '--json'));
+  const finished = Date.now();
+  assert.equal(result.app.client_id, seeded.confidentialClientId);
+  assert.match(result.client_secret, /^svc_cs_[\w-]{43}$/);
+  const secrets = await withDatabase((db) =>
+    db
+      .selectFrom('app_secrets')
+      .selectAll()
+      .where('app_id', '=', seeded.confidentialAppId)
+      .orderBy('created_at')
+      .execute(),
+  );
+  assert.equal(secrets.length, 2);
+  const [old, current] = secrets;
+  const day = 24 * 60 * 60 * 1000;
+  const expiry = old?.expires_at?.getTime() ?? 0;
+  assert.ok(expiry >= started + day - 1000 && expiry <= finished + day, 'the old secret expires in 24 hours');
+  assert.equal(result.previous_secret_expires_at, old?.expires_at?.toISOString());
+  assert.equal(current?.secret_hash, sha256(result.client_secret));
+  assert.equal(current?.expires_at, null);
+  assert.ok(!JSON.stringify(secrets).includes(result.client_secret), 'the plain secret is not stored');
+
+  const line = await servery('app', 'secret', seeded.confidentialClientId);
+  assert.equal(line.code, 0, line.stderr);
+  assert.ok(
+    line.stdout.startsWith(
+      `new client secret for app "Seeded server app" (${seeded.confidentialClientId}): `,
+    ),
+    line.stdout,
+  );
+  assert.match(
+    line.stdout,
+    /: svc_cs_[\w-]{43} \(shown this once\); the previous one stays valid until \d{4}-\d\d-\d\dT[\d:.]+Z\n$/,
+  );
+});
+
 async function statusOfSeededApp(): Promise<string> {
   return withDatabase(async (db) => {
     const row = await db
@@ -519,6 +573,10 @@ describe('bad input', () => {
       ['developer', 'create', '--email', 'grace@dev.example.test', '--timezone', 'Mars/Olympus'],
       /unknown IANA time zone/,
     );
+  });
+
+  test('app secret for a public app is refused', async () => {
+    await refused(['app', 'secret', seeded.clientId], /a public app has no client secret/);
   });
 
   test('app approve with an unknown client id is refused', async () => {

@@ -22,10 +22,11 @@ const mailsOf = (tenantId: string) =>
 test('consent creates the connection (app.connected) and e-mails the owners', async () => {
   const tenant = await makeTenant(t.ctx, { scopes: ['orders:read'] });
   const [event] = await eventsOf(tenant.restaurantId);
-  assert.equal(event?.type, 'app.connected');
-  assert.equal(event?.connection_id, tenant.connectionId);
-  assert.equal(event?.livemode, true);
-  const object = (event?.data as { object: Record<string, unknown> }).object;
+  assert.ok(event);
+  assert.equal(event.type, 'app.connected');
+  assert.equal(event.connection_id, tenant.connectionId);
+  assert.equal(event.livemode, true);
+  const object = (event.data as { object: Record<string, unknown> }).object;
   assert.equal(object.id, tenant.connectionId);
   assert.deepEqual(object.scopes, ['orders:read']);
   const mails = await mailsOf(tenant.restaurantId);
@@ -76,8 +77,9 @@ test('DELETE /connection records app.disconnected (reason app) and e-mails the o
   const res = await t.app.inject({ method: 'DELETE', url: '/v1/connection', headers: bearer(tenant.token) });
   assert.equal(res.statusCode, 200);
   const last = (await eventsOf(tenant.restaurantId)).at(-1);
-  assert.equal(last?.type, 'app.disconnected');
-  assert.equal((last?.data as { reason: string }).reason, 'app');
+  assert.ok(last);
+  assert.equal(last.type, 'app.disconnected');
+  assert.equal((last.data as { reason: string }).reason, 'app');
   assert.match((await mailsOf(tenant.restaurantId)).at(-1)?.subject ?? '', /disconnected/);
 
   const again = await consentToApp(t.ctx, {

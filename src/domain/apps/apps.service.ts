@@ -1,3 +1,5 @@
+import type { Selectable } from 'kysely';
+import type { AppsTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { InputError } from '../errors.ts';
 import { newId, newSecret, sha256 } from '../ids.ts';
@@ -121,6 +123,60 @@ export async function setAppStatus(ctx: Ctx, clientId: string, status: AppStatus
     .returningAll()
     .executeTakeFirst();
   if (!row) throw new InputError(`no app with client id ${clientId}`);
+  return appOf(row);
+}
+
+/** How long a replaced client secret stays valid (spec: Clients). */
+export const replacedSecretValidMs = 24 * 60 * 60 * 1000;
+
+/**
+ * A new client secret for a confidential app, returned only here and stored as its SHA-256
+ * (spec: Clients):
+ * - the current secrets (no expiry) stay valid for 24 more hours, so the app's servers can
+ *   switch over; secrets already expiring keep their earlier expiry;
+ * - a public app has no secret.
+ * Concurrent calls for one app run one after the other (the app's row is locked), so an app never
+ * ends up with two current secrets.
+ */
+export async function createClientSecret(
+  ctx: Ctx,
+  clientId: string,
+): Promise<{ app: App; clientSecret: string; previousExpiresAt: Date | null }> {
+  const row = await ctx.db
+    .selectFrom('apps')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw new InputError(`no app with client id ${clientId}`);
+  if (row.type !== 'confidential') throw new InputError('a public app has no client secret');
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + replacedSecretValidMs);
+  const replaced = await ctx.db
+    .updateTable('app_secrets')
+    .set({ expires_at: expiresAt })
+    .where('app_id', '=', row.id)
+    .where('expires_at', 'is', null)
+    .executeTakeFirst();
+  const clientSecret = newSecret('svc_cs_');
+  await ctx.db
+    .insertInto('app_secrets')
+    .values({
+      id: newId(),
+      app_id: row.id,
+      secret_hash: sha256(clientSecret),
+      created_at: now,
+      expires_at: null,
+    })
+    .execute();
+  return {
+    app: appOf(row),
+    clientSecret,
+    previousExpiresAt: replaced.numUpdatedRows > 0n ? expiresAt : null,
+  };
+}
+
+function appOf(row: Selectable<AppsTable>): App {
   return {
     id: row.id,
     clientId: row.client_id,

@@ -7,12 +7,21 @@ import type { Plan, Scope } from '../scopes.ts';
 import { type Connection, toConnection } from './connection.schema.ts';
 
 export const accessTokenLifetimeSeconds = 3600;
-const accessTokenPattern = /^svc_at_[A-Za-z0-9_-]{43}$/;
+export const accessTokenPattern = /^svc_at_[A-Za-z0-9_-]{43}$/;
 
-/** Issues an access token for a connection; the token itself is returned once and stored hashed. */
+/**
+ * Issues an access token for a connection; the token itself is returned once and stored hashed.
+ * One issued at the token endpoint names its family and the refresh token issued with it.
+ */
 export async function issueAccessToken(
   ctx: Ctx,
-  input: { tenantId: string; connectionId: string; scopes: readonly Scope[] },
+  input: {
+    tenantId: string;
+    connectionId: string;
+    scopes: readonly Scope[];
+    familyId?: string;
+    refreshTokenId?: string;
+  },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret('svc_at_');
   const now = ctx.clock.now();
@@ -27,6 +36,8 @@ export async function issueAccessToken(
       scopes: [...input.scopes],
       created_at: now,
       expires_at: expiresAt,
+      family_id: input.familyId ?? null,
+      refresh_token_id: input.refreshTokenId ?? null,
     })
     .execute();
   return { token, expiresAt };

@@ -3,14 +3,17 @@ import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
+import type { Limiters } from '../../domain/limits/limiters.ts';
 import type { ApiRoute } from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, settleHeldKey } from './idempotency.ts';
+import { apiRateLimits } from './rate-limit.ts';
 import { apiV1Routes } from './routes.ts';
 
 export interface ApiV1Options {
   db: Db;
   clock: Clock;
+  limiters: Limiters;
   /** Operations beyond the public list (tests of the shared mechanisms add theirs). */
   extraRoutes?: readonly ApiRoute[];
 }
@@ -25,12 +28,14 @@ interface RequestState {
 
 /*
  * The public API under /v1. Every operation gets the same pipeline:
- * authenticate (onRequest) → validate → Idempotency-Key on POST (preHandler) → the handler in
- * ctx, inside one transaction when it writes, its answer recorded for the key in that same
- * transaction → error answers recorded for the key on the way out (onSend).
+ * authenticate and count the request against the rate limits (onRequest) → validate →
+ * Idempotency-Key on POST (preHandler) → the handler in ctx, inside one transaction when it
+ * writes, its answer recorded for the key in that same transaction → error answers recorded for
+ * the key on the way out (onSend).
  */
 export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): Promise<void> {
   const { db, clock } = options;
+  const authDeps = { db, clock, limits: apiRateLimits(options.limiters) };
   const state = new WeakMap<FastifyRequest, RequestState>();
   const stateOf = (request: FastifyRequest): RequestState => {
     const found = state.get(request);
@@ -53,8 +58,8 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
       url: route.url,
       bodyLimit: route.bodyLimit ?? defaultBodyLimit,
       schema: { querystring: noQuery, ...route.schema, security: [{ bearer: [] }] },
-      onRequest: async (request) => {
-        state.set(request, { auth: await authenticate(db, clock, request, route.auth), heldKey: null });
+      onRequest: async (request, reply) => {
+        state.set(request, { auth: await authenticate(authDeps, request, reply, route.auth), heldKey: null });
       },
       preValidation: async (request) => {
         // An operation without a body schema takes no body (an empty object is tolerated).

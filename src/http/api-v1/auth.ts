@@ -1,10 +1,11 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { type ApiAuth, checkAccessToken } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Plan } from '../../domain/scopes.ts';
 import type { RouteAuth } from './api-route.ts';
+import { type ApiRateLimits, countConnectionRequest, refusalOfUnknownToken } from './rate-limit.ts';
 
 const realm = 'Bearer realm="servery"';
 
@@ -13,28 +14,46 @@ function unauthorized(message: string, invalidToken: boolean): ApiError {
   return new ApiError('unauthorized', message, { headers: { 'www-authenticate': challenge } });
 }
 
+/** What authentication needs besides the request. */
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  limits: ApiRateLimits;
+}
+
 /*
  * Authentication and authorisation of a /v1 request, in this order:
- * - a missing, malformed, unknown, expired or revoked token, an ended connection or a suspended
- *   app → 401 unauthorized with WWW-Authenticate;
+ * - a missing, malformed or unknown token → 401 unauthorized with WWW-Authenticate, or 429
+ *   rate_limited once its IP address sent too many of them (see rate-limit.ts);
+ * - an expired or revoked token, an ended connection or a suspended app → 401 unauthorized with
+ *   WWW-Authenticate (never counted: the token is ours, the caller only has to refresh);
+ * - a valid token counts against its connection's rate limit → 429 rate_limited past it;
  * - an inactive subscription → 403 account_inactive, except on routes that work regardless;
  * - none of the route's scopes on the token → 403 insufficient_scope, naming the scope;
  * - the restaurant's plan lacks the route's feature → 403 plan_required.
  */
 export async function authenticate(
-  db: Db,
-  clock: Clock,
+  { db, clock, limits }: AuthDeps,
   request: FastifyRequest,
+  reply: FastifyReply,
   route: RouteAuth,
 ): Promise<ApiAuth> {
+  const refuseUnknown = (error: ApiError) => refusalOfUnknownToken(limits, request, error);
   const header = request.headers.authorization;
-  if (!header) throw unauthorized('Send an access token: Authorization: Bearer <token>.', false);
+  if (!header) {
+    throw await refuseUnknown(unauthorized('Send an access token: Authorization: Bearer <token>.', false));
+  }
   const match = /^Bearer ([!-~]+)$/.exec(header);
-  if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', true);
+  if (!match?.[1]) {
+    throw await refuseUnknown(unauthorized('The Authorization header must be "Bearer <token>".', true));
+  }
   const check = await checkAccessToken(db, match[1], clock.now());
-  if (check.status === 'unknown') throw unauthorized('The access token is not valid.', true);
+  if (check.status === 'unknown') {
+    throw await refuseUnknown(unauthorized('The access token is not valid.', true));
+  }
   if (check.status === 'invalid') throw unauthorized(check.reason, true);
   const { auth } = check;
+  await countConnectionRequest(limits, auth.connectionId, reply);
   if (!auth.subscriptionActive && !route.whenInactive) {
     throw new ApiError('account_inactive', "The restaurant's subscription is inactive.");
   }

@@ -1,0 +1,93 @@
+import type { Ctx } from '../context.ts';
+import { newSecret, sha256 } from '../ids.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import { checkTotpCode } from './totp.ts';
+
+/*
+ * Browser sessions of accounts (the consent page):
+ * - a session is a random token in a cookie; only its SHA-256 is stored;
+ * - an account with a second factor first gets a session that can only give the code, for 10
+ *   minutes; the right code turns it into a full session;
+ * - a full session lasts 12 hours from sign-in (or from the second factor).
+ */
+export const sessionLifetimeSeconds = 12 * 60 * 60;
+const secondFactorWindowSeconds = 10 * 60;
+
+export interface Session {
+  accountId: string;
+  email: string;
+  secondFactorPending: boolean;
+}
+
+// Checked when no account has the e-mail, so a wrong e-mail takes as long as a wrong password.
+let unknownAccountHash: Promise<string> | null = null;
+
+/** Checks e-mail and password; on success starts a session (pending its second factor if the account has one). */
+export async function signIn(
+  ctx: Ctx,
+  input: { email: string; password: string },
+): Promise<{ token: string; secondFactorPending: boolean } | null> {
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select(['id', 'password_hash', 'totp_secret'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.trim().toLowerCase()))
+    .executeTakeFirst();
+  unknownAccountHash ??= hashPassword('no account has this password');
+  const valid = await verifyPassword(input.password, account?.password_hash ?? (await unknownAccountHash));
+  if (!account || !valid) return null;
+  const secondFactorPending = account.totp_secret !== null;
+  const now = ctx.clock.now();
+  await ctx.db
+    .deleteFrom('sessions')
+    .where('account_id', '=', account.id)
+    .where('expires_at', '<=', now)
+    .execute();
+  const token = newSecret('');
+  await ctx.db
+    .insertInto('sessions')
+    .values({
+      id_hash: sha256(token),
+      account_id: account.id,
+      second_factor_pending: secondFactorPending,
+      created_at: now,
+      expires_at: secondsAfter(now, secondFactorPending ? secondFactorWindowSeconds : sessionLifetimeSeconds),
+    })
+    .execute();
+  return { token, secondFactorPending };
+}
+
+/** The session a cookie's token names, unless it expired or was ended. */
+export async function findSession(ctx: Ctx, token: string): Promise<Session | null> {
+  const row = await ctx.db
+    .selectFrom('sessions as s')
+    .innerJoin('accounts as a', 'a.id', 's.account_id')
+    .select(['s.account_id', 'a.email', 's.second_factor_pending'])
+    .where('s.id_hash', '=', sha256(token))
+    .where('s.expires_at', '>', ctx.clock.now())
+    .executeTakeFirst();
+  return row
+    ? { accountId: row.account_id, email: row.email, secondFactorPending: row.second_factor_pending }
+    : null;
+}
+
+/** The second factor of a pending session: the right code makes it a full session. */
+export async function completeSecondFactor(ctx: Ctx, token: string, code: string): Promise<boolean> {
+  const session = await findSession(ctx, token);
+  if (!session?.secondFactorPending) return false;
+  if (!(await checkTotpCode(ctx, session.accountId, code))) return false;
+  const now = ctx.clock.now();
+  await ctx.db
+    .updateTable('sessions')
+    .set({ second_factor_pending: false, expires_at: secondsAfter(now, sessionLifetimeSeconds) })
+    .where('id_hash', '=', sha256(token))
+    .execute();
+  return true;
+}
+
+export async function endSession(ctx: Ctx, token: string): Promise<void> {
+  await ctx.db.deleteFrom('sessions').where('id_hash', '=', sha256(token)).execute();
+}
+
+function secondsAfter(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}

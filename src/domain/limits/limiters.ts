@@ -1,0 +1,180 @@
+import { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import { type Db, postgresPoolOf } from '../../db/client.ts';
+
+export interface LimiterOptions {
+  /** Names the limit: the counts of two limits never meet. */
+  readonly keyPrefix: string;
+  /** Requests allowed per window and key. */
+  readonly points: number;
+  /** Length of a window, in whole seconds; a key's window starts with its first request and ends fixed. */
+  readonly durationSeconds: number;
+}
+
+/** Where a key stands after a request. */
+export interface LimitState {
+  /** Whether this request is within the limit. */
+  readonly allowed: boolean;
+  /** Requests allowed per window. */
+  readonly limit: number;
+  /** Requests left in the current window. */
+  readonly remaining: number;
+  /** Seconds until the current window ends (rounded up). */
+  readonly resetSeconds: number;
+}
+
+export interface Limiter {
+  /** Counts one request of `key`. */
+  consume(key: string): Promise<LimitState>;
+  /** Where `key` stands, without counting anything (`allowed`: another request would be). */
+  peek(key: string): Promise<LimitState>;
+  /** Forgets the count of `key`, e.g. the failed logins of an account once one succeeds. */
+  reset(key: string): Promise<void>;
+}
+
+/** Makes the limiters of one service: buildApp opens one and passes it to every surface. */
+export interface Limiters {
+  createLimiter(options: LimiterOptions): Limiter;
+  /** Closes the connection to Redis, if there is one. */
+  close(): Promise<void>;
+}
+
+/** Where the service keeps its data, which decides where the limits count. */
+export interface LimitsStore {
+  readonly db: Db;
+  /** REDIS_URL: when set, the limits count in Redis. */
+  readonly redisUrl?: string | null;
+  /** Where a lost connection to Redis is reported. */
+  readonly log?: { warn(details: object, message: string): void };
+}
+
+/**
+ * Values that replace those of every limit: a window of a second or two for tests of a window's
+ * end, a limit the bench never reaches (it measures what counting costs, not refusals).
+ */
+export interface LimitOverrides {
+  readonly points?: number;
+  readonly durationSeconds?: number;
+}
+
+/** The rate-limiter-flexible table of migration 0005. */
+const postgresTable = 'rate_limits';
+
+/*
+ * Where the counts live, chosen by how the service was started:
+ * - REDIS_URL set: Redis, shared by every process that uses it. The cheapest shared store: a
+ *   count is one Lua call, and the calls of one event-loop pass go out in one write (ioredis
+ *   auto-pipelining). A Redis that cannot be reached at start stops the start; one lost later
+ *   loosens the limits rather than failing every request: until it is back, each process counts
+ *   in its own memory (rate-limiter-flexible's insurance limiter).
+ * - DATABASE_URL set: PostgreSQL's table rate_limits, shared by every process on the database;
+ *   one upsert per count (see docs/performance.md for what that costs).
+ * - the embedded PGlite: this process's memory (a PGlite data directory is open in one process
+ *   only).
+ * In the shared stores a key that used up its window is then refused from this process's
+ * memory until the window ends (in-memory block): a client that keeps calling while refused
+ * costs no more round trips. Refused requests are therefore not counted, which changes nothing a
+ * client sees: the window ends when it ends.
+ */
+export async function openLimiters(store: LimitsStore, overrides: LimitOverrides = {}): Promise<Limiters> {
+  const pool = postgresPoolOf(store.db);
+  const redis = store.redisUrl ? await connectRedis(store.redisUrl, store.log) : null;
+  return {
+    createLimiter(options) {
+      const points = overrides.points ?? options.points;
+      const durationSeconds = overrides.durationSeconds ?? options.durationSeconds;
+      const common = { keyPrefix: options.keyPrefix, points, duration: durationSeconds };
+      const blockWhenUsedUp = { inMemoryBlockOnConsumed: points };
+      let limiter: RateLimiterAbstract;
+      if (redis) {
+        limiter = new RateLimiterRedis({
+          ...common,
+          ...blockWhenUsedUp,
+          storeClient: redis,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: new RateLimiterMemory(common),
+        });
+      } else if (pool) {
+        limiter = new RateLimiterPostgres({
+          ...common,
+          ...blockWhenUsedUp,
+          storeClient: pool,
+          storeType: 'pool',
+          tableName: postgresTable,
+          tableCreated: true,
+        });
+      } else {
+        limiter = new RateLimiterMemory(common);
+      }
+      return wrapLimiter(limiter, points, durationSeconds);
+    },
+    close: async () => {
+      redis?.disconnect();
+    },
+  };
+}
+
+async function connectRedis(url: string, log: LimitsStore['log']): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableAutoPipelining: true,
+    // Counts are not queued while disconnected: they go to the insurance limiter at once.
+    enableOfflineQueue: false,
+  });
+  // Reported once per outage: ioredis reports every failed attempt to reconnect.
+  let reported = false;
+  redis.on('error', (error: Error) => {
+    if (reported) return;
+    reported = true;
+    log?.warn(
+      { err: error },
+      'Redis unreachable: until it is back, each process counts the rate limits alone',
+    );
+  });
+  redis.on('ready', () => {
+    reported = false;
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    // Not the URL itself: it may hold the Redis password.
+    throw new Error(`cannot connect to Redis at REDIS_URL: ${(error as Error).message}`);
+  }
+  return redis;
+}
+
+function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSeconds: number): Limiter {
+  const stateOf = (res: RateLimiterRes, allowed: boolean): LimitState => ({
+    allowed,
+    limit: points,
+    remaining: res.remainingPoints,
+    resetSeconds: Math.ceil(res.msBeforeNext / 1000),
+  });
+  return {
+    async consume(key) {
+      try {
+        return stateOf(await limiter.consume(key), true);
+      } catch (refused) {
+        if (refused instanceof RateLimiterRes) return stateOf(refused, false);
+        throw refused;
+      }
+    },
+    async peek(key) {
+      const res = await limiter.get(key);
+      if (!res || res.msBeforeNext <= 0) {
+        return { allowed: true, limit: points, remaining: points, resetSeconds: durationSeconds };
+      }
+      return stateOf(res, res.remainingPoints > 0);
+    },
+    async reset(key) {
+      await limiter.delete(key);
+    },
+  };
+}

@@ -1,0 +1,433 @@
+import assert from 'node:assert/strict';
+import { randomInt, randomUUID } from 'node:crypto';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
+import { systemCtx } from '../../src/domain/context.ts';
+import { sha256 } from '../../src/domain/ids.ts';
+import { openLimiters } from '../../src/domain/limits/limiters.ts';
+import { setSubscriptionActive } from '../../src/domain/restaurants/restaurants.service.ts';
+import { apiRoute } from '../../src/http/api-v1/api-route.ts';
+import {
+  bearer,
+  buildTestApp,
+  makeTenant,
+  type Tenant,
+  type TestApp,
+  TestClock,
+  testBaseUrl,
+  tokenFor,
+} from '../harness.ts';
+
+/** An operation that needs a scope, for the 403s of a valid token. */
+const scopedRoute = apiRoute({
+  method: 'GET',
+  url: '/test/reports-only',
+  auth: { scopes: ['reports:read'] },
+  schema: { operationId: 'testReportsOnly', summary: 'needs reports:read', tags: ['Test'] },
+  handler: async () => ({ ok: true }),
+});
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp({ extraApiRoutes: [scopedRoute] });
+});
+after(() => t.close());
+
+let addresses = 0;
+/** An IP address no other test of this file sends from: each test counts its own requests. */
+const freshAddress = () => `10.0.${Math.floor(++addresses / 250)}.${(addresses % 250) + 1}`;
+/** An address no other run sends from either (Redis is shared by every test run on the machine). */
+const randomAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}`;
+
+type Res = Awaited<ReturnType<FastifyInstance['inject']>>;
+
+function get(url: string, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1', app = t.app) {
+  return app.inject({ method: 'GET', url, headers, remoteAddress });
+}
+
+function rateHeaders(res: Res) {
+  return {
+    limit: res.headers['ratelimit-limit'],
+    remaining: res.headers['ratelimit-remaining'],
+    reset: res.headers['ratelimit-reset'],
+    retryAfter: res.headers['retry-after'],
+  };
+}
+
+function assertRateLimited(res: Res, what: string) {
+  assert.equal(res.statusCode, 429, `${what}: ${res.body}`);
+  const { error } = res.json();
+  assert.equal(error.code, 'rate_limited', what);
+  assert.equal(error.request_id, res.headers['x-request-id'], what);
+  assert.match(String(res.headers['retry-after']), /^\d+$/, what);
+}
+
+/** Sends `n` requests to GET /v1/me with `token`, one after another: the answers come in counting order. */
+async function spend(token: string, n: number, app = t.app): Promise<Res[]> {
+  const answers: Res[] = [];
+  for (let i = 0; i < n; i++) answers.push(await get('/v1/me', bearer(token), '127.0.0.1', app));
+  return answers;
+}
+
+describe('per connection: 120 requests per window', () => {
+  test('every answer to a valid token carries RateLimit-Limit, -Remaining and -Reset, errors too', async () => {
+    const tenant = await makeTenant(t.ctx, { plan: 'premium' });
+    const answers = [
+      await get('/v1/me', bearer(tenant.token)),
+      await get('/v1/me?unknown=1', bearer(tenant.token)),
+      await t.app.inject({
+        method: 'DELETE',
+        url: '/v1/connection',
+        headers: { ...bearer(tenant.token), 'content-type': 'application/json' },
+        payload: '{"unexpected":1}',
+      }),
+    ];
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      [200, 400, 400],
+    );
+    answers.forEach((res, i) => {
+      const headers = rateHeaders(res);
+      assert.equal(headers.limit, '120');
+      assert.equal(headers.remaining, String(119 - i));
+      assert.ok(Number(headers.reset) >= 59 && Number(headers.reset) <= 60, `reset ${headers.reset}`);
+      assert.equal(headers.retryAfter, undefined, 'Retry-After only on 429');
+    });
+    assert.deepEqual(answers[0]?.json().rate_limit, { limit: 120, window_seconds: 60 });
+
+    // The 403s of a valid token count and carry the headers as well.
+    const unscoped = await get(
+      '/v1/test/reports-only',
+      bearer(await tokenFor(t.ctx, tenant, ['orders:read'])),
+    );
+    assert.equal(unscoped.json().error.code, 'insufficient_scope');
+    assert.equal(rateHeaders(unscoped).remaining, '116');
+    await setSubscriptionActive(t.ctx, tenant.restaurantId, false);
+    const inactive = await get('/v1/test/reports-only', bearer(tenant.token));
+    assert.equal(inactive.json().error.code, 'account_inactive');
+    assert.equal(rateHeaders(inactive).remaining, '115');
+  });
+
+  test('the 121st request of a connection in its window → 429 rate_limited with Retry-After; other connections go on', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const other = await makeTenant(t.ctx);
+    const narrow = await tokenFor(t.ctx, tenant, ['orders:read']);
+    // Two tokens of one connection share its limit.
+    const answers = [...(await spend(tenant.token, 60)), ...(await spend(narrow, 60))];
+    assert.ok(answers.every((res) => res.statusCode === 200));
+    assert.equal(rateHeaders(answers[119] as Res).remaining, '0');
+
+    for (const token of [tenant.token, narrow]) {
+      const res = await get('/v1/me', bearer(token));
+      assertRateLimited(res, 'over the limit');
+      const headers = rateHeaders(res);
+      assert.equal(headers.limit, '120');
+      assert.equal(headers.remaining, '0');
+      assert.equal(headers.retryAfter, headers.reset);
+      assert.ok(Number(headers.retryAfter) >= 59 && Number(headers.retryAfter) <= 60);
+    }
+    const bystander = await get('/v1/me', bearer(other.token));
+    assert.equal(bystander.statusCode, 200);
+    assert.equal(rateHeaders(bystander).remaining, '119');
+  });
+
+  test('requests that reach no operation do not count: unknown paths, other methods, the API descriptions', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const answers = [
+      await get('/v1/nothing-here', bearer(tenant.token)),
+      await t.app.inject({ method: 'POST', url: '/v1/me', headers: bearer(tenant.token) }),
+      await get('/v1/openapi.json', bearer(tenant.token)),
+    ];
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      [404, 405, 200],
+    );
+    for (const res of answers) assert.equal(res.headers['ratelimit-limit'], undefined);
+    assert.equal(rateHeaders(await get('/v1/me', bearer(tenant.token))).remaining, '119');
+  });
+});
+
+describe('per IP address: requests without a known token', () => {
+  const unknownToken = `svc_at_${'u'.repeat(43)}`;
+
+  test('30 a minute get 401; the 31st gets 429 rate_limited with Retry-After, whatever the form of the missing token', async () => {
+    const address = freshAddress();
+    const kinds = [{}, { authorization: 'Basic dXNlcjpwYXNz' }, bearer('svc_at_short'), bearer(unknownToken)];
+    for (let i = 0; i < 30; i++) {
+      const res = await get('/v1/me', kinds[i % kinds.length], address);
+      assert.equal(res.statusCode, 401, `request ${i + 1}: ${res.body}`);
+      assert.equal(res.headers['retry-after'], undefined);
+      assert.equal(res.headers['ratelimit-limit'], undefined, 'no connection, no connection limit');
+    }
+    for (const headers of kinds) {
+      const res = await get('/v1/me', headers, address);
+      assertRateLimited(res, JSON.stringify(headers));
+      const retryAfter = Number(res.headers['retry-after']);
+      assert.ok(retryAfter >= 59 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      assert.equal(res.headers['www-authenticate'], undefined);
+    }
+    // Another address is counted on its own.
+    assert.equal((await get('/v1/me', bearer(unknownToken), freshAddress())).statusCode, 401);
+  });
+
+  test('a valid token is served from an address over the limit; an expired or revoked one still gets 401', async () => {
+    const address = freshAddress();
+    for (let i = 0; i < 31; i++) await get('/v1/me', bearer(unknownToken), address);
+    assertRateLimited(await get('/v1/me', bearer(unknownToken), address), 'over the limit');
+
+    const tenant = await makeTenant(t.ctx);
+    assert.equal((await get('/v1/me', bearer(tenant.token), address)).statusCode, 200);
+    for (const token of [await expiredToken(tenant), await revokedToken(tenant)]) {
+      const res = await get('/v1/me', bearer(token), address);
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(res.json().error.code, 'unauthorized');
+    }
+  });
+
+  test('expired and revoked tokens never count against the address', async () => {
+    const address = freshAddress();
+    const tenant = await makeTenant(t.ctx);
+    const expired = await expiredToken(tenant);
+    const revoked = await revokedToken(tenant);
+    for (let i = 0; i < 40; i++) {
+      const res = await get('/v1/me', bearer(i % 2 === 0 ? expired : revoked), address);
+      assert.equal(res.statusCode, 401, `request ${i + 1}: ${res.body}`);
+    }
+    for (let i = 0; i < 30; i++) {
+      assert.equal((await get('/v1/me', bearer(unknownToken), address)).statusCode, 401, `unknown ${i + 1}`);
+    }
+    assertRateLimited(await get('/v1/me', bearer(unknownToken), address), 'the 31st unknown');
+  });
+
+  test('requests without a token to no operation (unknown paths, the API descriptions) do not count', async () => {
+    const address = freshAddress();
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await get('/v1/nothing-here', {}, address)).statusCode, 404);
+      assert.equal((await get('/v1/openapi.json', {}, address)).statusCode, 200);
+    }
+    for (let i = 0; i < 30; i++) assert.equal((await get('/v1/me', {}, address)).statusCode, 401);
+    assertRateLimited(await get('/v1/me', {}, address), 'the 31st');
+  });
+});
+
+/** Where the limits may count: the database's store (memory on PGlite, a table on PostgreSQL), and Redis. */
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const stores = [
+  { name: process.env.DATABASE_URL ? 'PostgreSQL' : 'memory', redisUrl: null },
+  { name: 'Redis', redisUrl },
+];
+
+for (const store of stores) {
+  describe(`counting in ${store.name}`, () => {
+    test('a window is fixed from its first request; refused requests do not prolong it; the next starts afresh', async () => {
+      // A window of 2 s and a limit of 3 instead of 60 s and 120: the same rules, without waiting a minute.
+      const limiters = await openLimiters(
+        { db: t.database.db, redisUrl: store.redisUrl },
+        { points: 3, durationSeconds: 2 },
+      );
+      const app = await buildApp({
+        config: { baseUrl: testBaseUrl },
+        db: t.database.db,
+        clock: t.clock,
+        limiters,
+      });
+      try {
+        const tenant = await makeTenant(t.ctx);
+        const me = () => get('/v1/me', bearer(tenant.token), '127.0.0.1', app);
+        assert.deepEqual(rateHeaders(await me()), {
+          limit: '3',
+          remaining: '2',
+          reset: '2',
+          retryAfter: undefined,
+        });
+        await sleep(1100);
+        // A sliding window would say 2 again.
+        assert.deepEqual(rateHeaders(await me()), {
+          limit: '3',
+          remaining: '1',
+          reset: '1',
+          retryAfter: undefined,
+        });
+        assert.equal((await me()).statusCode, 200);
+        for (let i = 0; i < 5; i++) {
+          const refused = await me();
+          assertRateLimited(refused, `refused ${i}`);
+          assert.equal(rateHeaders(refused).retryAfter, '1');
+        }
+        await sleep(1000);
+        const fresh = await me();
+        assert.equal(fresh.statusCode, 200, fresh.body);
+        assert.deepEqual(rateHeaders(fresh), {
+          limit: '3',
+          remaining: '2',
+          reset: '2',
+          retryAfter: undefined,
+        });
+      } finally {
+        await app.close();
+        await limiters.close();
+      }
+    });
+
+    test('peek tells where a key stands without counting; reset forgets its count', async () => {
+      const limiters = await openLimiters({ db: t.database.db, redisUrl: store.redisUrl });
+      try {
+        const limiter = limiters.createLimiter({ keyPrefix: 'test-peek', points: 2, durationSeconds: 60 });
+        const key = randomUUID();
+        assert.deepEqual(await limiter.peek(key), {
+          allowed: true,
+          limit: 2,
+          remaining: 2,
+          resetSeconds: 60,
+        });
+        assert.equal((await limiter.consume(key)).remaining, 1);
+        assert.deepEqual(await limiter.peek(key), {
+          allowed: true,
+          limit: 2,
+          remaining: 1,
+          resetSeconds: 60,
+        });
+        assert.equal((await limiter.consume(key)).allowed, true);
+        assert.equal((await limiter.peek(key)).allowed, false);
+        assert.equal((await limiter.consume(key)).allowed, false);
+        await limiter.reset(key);
+        assert.deepEqual(await limiter.consume(key), {
+          allowed: true,
+          limit: 2,
+          remaining: 1,
+          resetSeconds: 60,
+        });
+      } finally {
+        await limiters.close();
+      }
+    });
+  });
+}
+
+test('with REDIS_URL, two processes share each limit in Redis', async () => {
+  // Two apps with their own Redis connections: what two processes would have.
+  const apps = [
+    await buildApp({ config: { baseUrl: testBaseUrl, redisUrl }, db: t.database.db, clock: t.clock }),
+    await buildApp({ config: { baseUrl: testBaseUrl, redisUrl }, db: t.database.db, clock: t.clock }),
+  ] as const;
+  try {
+    await assertSharedLimits(apps[0], apps[1]);
+  } finally {
+    for (const app of apps) await app.close();
+  }
+});
+
+test('a Redis that cannot be reached stops the start; one lost later loosens the limits instead of failing requests', async () => {
+  await assert.rejects(
+    buildApp({ config: { baseUrl: testBaseUrl, redisUrl: 'redis://127.0.0.1:1' }, db: t.database.db }),
+    /cannot connect to Redis at REDIS_URL/,
+  );
+
+  // A relay to Redis that the test cuts: Redis going away under a running service.
+  const redis = new URL(redisUrl);
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const upstream = connect(Number(redis.port || 6379), redis.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const { port } = relay.address() as AddressInfo;
+  const app = await buildApp({
+    config: { baseUrl: testBaseUrl, redisUrl: `redis://127.0.0.1:${port}` },
+    db: t.database.db,
+    clock: t.clock,
+  });
+  try {
+    const tenant = await makeTenant(t.ctx);
+    await spend(tenant.token, 100, app);
+    relay.close();
+    for (const socket of sockets) socket.destroy();
+    await sleep(50);
+    // Counted in this process alone from now on: a fresh count, but still a limit.
+    const answers = await spend(tenant.token, 120, app);
+    assert.ok(answers.every((res) => res.statusCode === 200));
+    assert.deepEqual(
+      answers.slice(0, 2).map((res) => rateHeaders(res).remaining),
+      ['119', '118'],
+    );
+    assertRateLimited(await get('/v1/me', bearer(tenant.token), '127.0.0.1', app), 'the 121st');
+  } finally {
+    await app.close();
+    relay.close();
+  }
+});
+
+test('settings: REDIS_URL is a redis:// or rediss:// URL, refused otherwise without repeating it', () => {
+  assert.equal(loadConfig({}).redisUrl, null);
+  assert.equal(loadConfig({ REDIS_URL: 'rediss://:pw@cache:6380/2' }).redisUrl, 'rediss://:pw@cache:6380/2');
+  for (const value of ['http://:hunter2@cache:6379', 'cache:6379']) {
+    assert.throws(
+      () => loadConfig({ REDIS_URL: value }),
+      (error: Error) => error instanceof ConfigError && !error.message.includes('hunter2'),
+    );
+  }
+});
+
+test('with PostgreSQL, two processes on one database share each limit', {
+  skip: !process.env.DATABASE_URL,
+}, async () => {
+  assert.ok(t.database.url);
+  // A second pool and app on the same database: what a second process would have.
+  const second = await openDatabase({ url: t.database.url });
+  const other = await buildApp({ config: { baseUrl: testBaseUrl }, db: second.db, clock: t.clock });
+  try {
+    await assertSharedLimits(t.app, other);
+  } finally {
+    await other.close();
+    await second.close();
+  }
+});
+
+/** A connection's requests and an address's requests without a token, half to each app, count together. */
+async function assertSharedLimits(one: FastifyInstance, two: FastifyInstance): Promise<void> {
+  const tenant = await makeTenant(t.ctx);
+  const answers = [...(await spend(tenant.token, 60, one)), ...(await spend(tenant.token, 60, two))];
+  assert.ok(answers.every((res) => res.statusCode === 200));
+  assert.equal(rateHeaders(answers[119] as Res).remaining, '0');
+  assertRateLimited(await get('/v1/me', bearer(tenant.token), '127.0.0.1', one), 'first app');
+  assertRateLimited(await get('/v1/me', bearer(tenant.token), '127.0.0.1', two), 'second app');
+
+  const address = randomAddress();
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await get('/v1/me', {}, address, i % 2 === 0 ? one : two)).statusCode, 401);
+  }
+  assertRateLimited(await get('/v1/me', {}, address, two), 'the 31st, on the second app');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function expiredToken(tenant: Tenant): Promise<string> {
+  const anHourAgo = new TestClock(new Date(t.clock.now().getTime() - 3600 * 1000));
+  const { token } = await issueAccessToken(systemCtx(t.database.db, anHourAgo), {
+    tenantId: tenant.restaurantId,
+    connectionId: tenant.connectionId,
+    scopes: ['orders:read'],
+  });
+  return token;
+}
+
+async function revokedToken(tenant: Tenant): Promise<string> {
+  const token = await tokenFor(t.ctx, tenant, ['orders:read']);
+  await t.database.db
+    .updateTable('access_tokens')
+    .set({ revoked_at: t.clock.now() })
+    .where('token_hash', '=', sha256(token))
+    .execute();
+  return token;
+}
