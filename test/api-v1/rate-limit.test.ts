@@ -75,6 +75,18 @@ async function spend(token: string, n: number, app = t.app): Promise<Res[]> {
 }
 
 describe('per connection: 120 requests per window', () => {
+  test('requests arriving together are counted as if one after another: 120 served, each with its own remaining', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const answers = await Promise.all(Array.from({ length: 130 }, () => get('/v1/me', bearer(tenant.token))));
+    const served = answers.filter((res) => res.statusCode === 200);
+    assert.equal(served.length, 120);
+    assert.deepEqual(
+      served.map((res) => Number(res.headers['ratelimit-remaining'])).sort((a, b) => a - b),
+      Array.from({ length: 120 }, (_, i) => i),
+    );
+    for (const res of answers.filter((res) => res.statusCode !== 200)) assertRateLimited(res, 'past 120');
+  });
+
   test('every answer to a valid token carries RateLimit-Limit, -Remaining and -Reset, errors too', async () => {
     const tenant = await makeTenant(t.ctx, { plan: 'premium' });
     const answers = [

@@ -150,28 +150,62 @@ async function connectRedis(url: string, log: LimitsStore['log']): Promise<Redis
   return redis;
 }
 
+/*
+ * Counts of one key that arrive in the same pass of the event loop are made in one call of
+ * `points` = how many arrived (one round trip to a shared store instead of one each), and each
+ * request gets the state it would have had if they had been counted one after the other, in
+ * arrival order. The store's count is the same either way.
+ */
 function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSeconds: number): Limiter {
-  const stateOf = (res: RateLimiterRes, allowed: boolean): LimitState => ({
-    allowed,
+  const stateAt = (res: RateLimiterRes, count: number): LimitState => ({
+    allowed: count <= points,
     limit: points,
-    remaining: res.remainingPoints,
+    remaining: Math.max(0, points - count),
     resetSeconds: Math.ceil(res.msBeforeNext / 1000),
   });
+  type Caller = { resolve: (state: LimitState) => void; reject: (error: unknown) => void };
+  const waiting = new Map<string, Caller[]>();
+  const countTogether = async (key: string, callers: Caller[]) => {
+    const n = callers.length;
+    let res: RateLimiterRes;
+    let refused = false;
+    try {
+      res = await limiter.consume(key, n);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      res = error;
+      refused = true;
+    }
+    // A refusal from the in-memory block reports no count of the store: all of them are refused.
+    const before = refused && res.consumedPoints <= points ? points : res.consumedPoints - n;
+    callers.forEach((caller, i) => {
+      caller.resolve(stateAt(res, before + i + 1));
+    });
+  };
   return {
-    async consume(key) {
-      try {
-        return stateOf(await limiter.consume(key), true);
-      } catch (refused) {
-        if (refused instanceof RateLimiterRes) return stateOf(refused, false);
-        throw refused;
-      }
+    consume(key) {
+      return new Promise<LimitState>((resolve, reject) => {
+        const callers = waiting.get(key);
+        if (callers) {
+          callers.push({ resolve, reject });
+          return;
+        }
+        const first = [{ resolve, reject }];
+        waiting.set(key, first);
+        setImmediate(() => {
+          waiting.delete(key);
+          countTogether(key, first).catch((error: unknown) => {
+            for (const caller of first) caller.reject(error);
+          });
+        });
+      });
     },
     async peek(key) {
       const res = await limiter.get(key);
       if (!res || res.msBeforeNext <= 0) {
         return { allowed: true, limit: points, remaining: points, resetSeconds: durationSeconds };
       }
-      return stateOf(res, res.remainingPoints > 0);
+      return { ...stateAt(res, res.consumedPoints), allowed: res.remainingPoints > 0 };
     },
     async reset(key) {
       await limiter.delete(key);
