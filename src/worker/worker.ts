@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
+import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import type { Clock } from '../domain/context.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
 import { sendDueEmails } from './email.job.ts';
@@ -23,6 +24,11 @@ export const jobs: readonly Job[] = [
     name: 'purge expired idempotency keys',
     everyMs: 10 * 60 * 1000,
     run: (db, clock) => purgeExpiredKeys(db, clock.now()),
+  },
+  {
+    name: 'purge expired sign-in sessions',
+    everyMs: 60 * 60 * 1000,
+    run: (db, clock) => purgeExpiredSessions(db, clock.now()),
   },
   {
     name: 'send queued e-mails',
