@@ -68,3 +68,20 @@ export class ServerError extends OAuthError {
     super('server_error', 500, 'Something went wrong on our side. Retry with growing delays.');
   }
 }
+
+// Errors only of the authorization request, sent back on the redirect URI (their status shows
+// only on the error page, when no redirect is allowed).
+
+/** The owner pressed Cancel, or may not connect this app to the chosen restaurant. */
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', 403, description);
+  }
+}
+
+/** `response_type` is not `code`. */
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_response_type', 400, description);
+  }
+}

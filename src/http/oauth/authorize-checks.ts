@@ -1,9 +1,9 @@
 import type { AppStatus, AppType } from '../../domain/apps/apps.service.ts';
 import { classifyRedirectUri, type RedirectUriKind } from '../../domain/apps/redirect-uri.ts';
 import type { Ctx } from '../../domain/context.ts';
-import { InvalidRequest, InvalidScope } from '../../domain/oauth/oauth-errors.ts';
+import { InvalidRequest, InvalidScope, UnsupportedResponseType } from '../../domain/oauth/oauth-errors.ts';
 import { isScope, type Scope } from '../../domain/scopes.ts';
-import { NoRedirect, UnsupportedResponseType } from './authorize-errors.ts';
+import { NoRedirect } from './authorize-errors.ts';
 
 /*
  * The checks of an authorization request (spec: OAuth endpoints, Authorization request), in

@@ -12,8 +12,8 @@ import { onlyForTestRestaurant, restaurantsForConsent } from '../../domain/conne
 import { scopeDescriptions } from '../../domain/connections/scope-descriptions.ts';
 import { type Ctx, systemCtx } from '../../domain/context.ts';
 import { issueAuthorizationCode } from '../../domain/oauth/authorization-codes.ts';
+import { AccessDenied } from '../../domain/oauth/oauth-errors.ts';
 import type { AuthorizeOptions } from './authorize.plugin.ts';
-import { AccessDenied } from './authorize-errors.ts';
 import {
   type Authorization,
   answerAuthorization,
