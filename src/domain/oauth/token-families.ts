@@ -19,38 +19,35 @@ export async function lockFamily(ctx: Ctx, tenantId: string, familyId: string): 
 
 /** Revokes every refresh and access token of a locked family; the connection remains. */
 export async function revokeFamily(ctx: Ctx, tenantId: string, familyId: string): Promise<void> {
-  const now = ctx.clock.now();
-  await ctx.db
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: now })
-    .where('tenant_id', '=', tenantId)
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  await ctx.db
-    .updateTable('access_tokens')
-    .set({ revoked_at: now })
-    .where('tenant_id', '=', tenantId)
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeTokens(ctx, tenantId, { refresh: ['family_id', familyId], access: ['family_id', familyId] });
 }
 
 /** Revokes one refresh token and the access tokens issued with it (one pair). */
 export async function revokePair(ctx: Ctx, tenantId: string, refreshTokenId: string): Promise<void> {
+  await revokeTokens(ctx, tenantId, {
+    refresh: ['id', refreshTokenId],
+    access: ['refresh_token_id', refreshTokenId],
+  });
+}
+
+async function revokeTokens(
+  ctx: Ctx,
+  tenantId: string,
+  which: { refresh: ['family_id' | 'id', string]; access: ['family_id' | 'refresh_token_id', string] },
+): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db
     .updateTable('refresh_tokens')
     .set({ revoked_at: now })
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', refreshTokenId)
+    .where(which.refresh[0], '=', which.refresh[1])
     .where('revoked_at', 'is', null)
     .execute();
   await ctx.db
     .updateTable('access_tokens')
     .set({ revoked_at: now })
     .where('tenant_id', '=', tenantId)
-    .where('refresh_token_id', '=', refreshTokenId)
+    .where(which.access[0], '=', which.access[1])
     .where('revoked_at', 'is', null)
     .execute();
 }
