@@ -8,6 +8,8 @@ import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
 import { registerOpenApi } from './http/api-v1/openapi.ts';
+import { consolePlugin } from './http/console/console.plugin.ts';
+import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
 import { errorHandler } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
@@ -20,7 +22,8 @@ export const apiVersion = '2026-10-08';
 
 export interface AppDeps {
   /** `authUrl` (where the consent page is served) defaults to `baseUrl`. */
-  config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'authUrl' | 'redisUrl'>>;
+  config: Pick<Config, 'baseUrl'> &
+    Partial<Pick<Config, 'authUrl' | 'redisUrl' | 'appUrl' | 'webhooksAllowInsecure'>>;
   db: Db;
   clock?: Clock;
   /** A pino logger; without one the server logs nothing (tests). */
@@ -82,5 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(oauthPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(authorizePlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(consolePlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });
   return app;
 }

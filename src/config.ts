@@ -21,6 +21,12 @@ export interface Config {
   readonly smtpUrl: string | null;
   /** The From of every e-mail. */
   readonly mailFrom: string;
+  /**
+   * Development only: webhooks may use `http` and loopback receivers. Never for live restaurants:
+   * a restaurant's own webhook gets it only in a test restaurant, the app's webhook only for
+   * deliveries of test restaurants' events (see src/domain/webhooks/webhook-address.ts).
+   */
+  readonly webhooksAllowInsecure: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -114,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: mailFrom(env.MAIL_FROM, `Servery <no-reply@${new URL(baseUrl).hostname}>`),
+    webhooksAllowInsecure: flag('WEBHOOKS_ALLOW_INSECURE', env.WEBHOOKS_ALLOW_INSECURE, false),
   });
 }

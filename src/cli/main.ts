@@ -5,6 +5,12 @@ import { createDeveloperCommand, createOwnerCommand } from './account.commands.t
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
+import {
+  restaurantWebhookCommand,
+  webhookRotateSecretCommand,
+  webhookSetCommand,
+  webhookShowCommand,
+} from './webhook.commands.ts';
 
 const usage = `Usage: servery <command> [options]
 
@@ -37,6 +43,17 @@ Apps
   app suspend <client_id>
   app reject <client_id>
 
+Webhooks (addresses: https, public; WEBHOOKS_ALLOW_INSECURE also allows http and loopback)
+  webhook set <client_id> --url <https-url> --events <type,group.*,...>
+                                    creates or changes the app's webhook; a new one
+                                    prints its signing secret (whsec_...)
+  webhook show <client_id>          the app's webhook and the secrets signing now
+  webhook rotate-secret <client_id> a new signing secret; the old one signs 24 more hours
+  restaurant webhook add <slug-or-id> --url <https-url> --events <list>
+                                    a restaurant's own webhook (up to five, no app.*)
+  restaurant webhook list <slug-or-id>
+  restaurant webhook remove <slug-or-id> <webhook_id>
+
   help, --help                      this list
 
 Every command but serve takes --json: its result as one JSON object on stdout.
@@ -57,6 +74,11 @@ const commands: Readonly<Record<string, Command>> = {
   'app approve': appStatusCommand('approve', 'approved'),
   'app suspend': appStatusCommand('suspend', 'suspended'),
   'app reject': appStatusCommand('reject', 'rejected'),
+  'webhook set': webhookSetCommand,
+  'webhook show': webhookShowCommand,
+  'webhook rotate-secret': webhookRotateSecretCommand,
+  // add, list, remove: the third word is read by the command
+  'restaurant webhook': restaurantWebhookCommand,
 };
 
 /** The commands named by a noun and a verb: `owner create`, `app approve`... */

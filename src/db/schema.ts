@@ -142,6 +142,15 @@ export interface EventsTable {
   livemode: boolean;
   data: ColumnType<Record<string, unknown>, string, string>;
   created_at: Date;
+  /** Place in the feed, stamped after commit (a bigint: read it with String()); null until then. */
+  position: ColumnType<string | number | null, never, string | null>;
+}
+
+export interface EventEnvelopesTable {
+  tenant_id: string;
+  position: ColumnType<string | number, string, never>;
+  connection_id: string;
+  body: string;
 }
 
 export interface EmailOutboxTable {
@@ -157,6 +166,47 @@ export interface EmailOutboxTable {
   last_error: string | null;
 }
 
+export interface AppWebhooksTable {
+  app_id: string;
+  url: string;
+  events: string[];
+  enabled: Generated<boolean>;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Signing secrets stored as they are (they sign every delivery and are shown again); see 0007. */
+export interface AppWebhookSecretsTable {
+  app_id: string;
+  id: string;
+  secret: string;
+  created_at: Date;
+  expires_at: Date | null;
+}
+
+export interface RestaurantWebhooksTable {
+  tenant_id: string;
+  id: string;
+  url: string;
+  events: string[];
+  enabled: Generated<boolean>;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RestaurantWebhookSecretsTable {
+  tenant_id: string;
+  webhook_id: string;
+  id: string;
+  secret: string;
+  created_at: Date;
+  expires_at: Date | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -169,6 +219,11 @@ export interface DB {
   refresh_tokens: RefreshTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  event_envelopes: EventEnvelopesTable;
   email_outbox: EmailOutboxTable;
   sessions: SessionsTable;
+  app_webhooks: AppWebhooksTable;
+  app_webhook_secrets: AppWebhookSecretsTable;
+  restaurant_webhooks: RestaurantWebhooksTable;
+  restaurant_webhook_secrets: RestaurantWebhookSecretsTable;
 }

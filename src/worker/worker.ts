@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import type { Clock } from '../domain/context.ts';
+import { stampEventPositions } from '../domain/events/positions.ts';
+import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
 import { sendDueEmails } from './email.job.ts';
 import type { EmailTransport } from './email-transport.ts';
@@ -29,6 +31,16 @@ export const jobs: readonly Job[] = [
     name: 'purge expired sign-in sessions',
     everyMs: 60 * 60 * 1000,
     run: (db, clock) => purgeExpiredSessions(db, clock.now()),
+  },
+  {
+    name: 'stamp event positions',
+    everyMs: 1000,
+    run: (db) => stampEventPositions(db),
+  },
+  {
+    name: 'purge events past retention',
+    everyMs: 60 * 60 * 1000,
+    run: (db, clock) => purgeOldEvents(db, clock.now()),
   },
   {
     name: 'send queued e-mails',

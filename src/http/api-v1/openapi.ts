@@ -13,6 +13,8 @@ const securityScheme = 'bearer';
 const tagDescriptions: Record<string, string> = {
   Connection:
     'The connection of an app to one restaurant, made with the owner’s consent: what the access token is allowed to do, and ending it.',
+  Events:
+    'Changes in the restaurant, fetched by polling in commit order (the same envelopes as webhooks): the events the token’s read scopes allow, plus the connection’s own `app.*` events, kept 30 days.',
 };
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -1,0 +1,246 @@
+import type { Selectable } from 'kysely';
+import type { RestaurantWebhooksTable } from '../../db/schema.ts';
+import type { Ctx } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { checkEventSelection } from './event-selection.ts';
+import { newSigningSecret, replacedSigningSecretValidMs } from './signing-secrets.ts';
+import type { RestaurantWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
+import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
+
+/** Webhooks a restaurant may have of its own (spec: Limits). */
+export const maxRestaurantWebhooks = 5;
+
+/** Which restaurant: as one of its owners (dashboard) or as the operator (CLI: accountId null). */
+export interface RestaurantRef {
+  restaurantId: string;
+  accountId: string | null;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const noWebhook = (id: string) => new ApiError('not_found', `This restaurant has no webhook ${id}.`);
+
+/**
+ * The restaurant, its row locked when `lock` (so two additions cannot both pass the limit).
+ * A restaurant the account does not own is not found, as an unknown one.
+ */
+async function findRestaurant(
+  ctx: Ctx,
+  ref: RestaurantRef,
+  lock: boolean,
+): Promise<{ id: string; livemode: boolean }> {
+  const notFound = new ApiError('not_found', `No restaurant ${ref.restaurantId}.`);
+  if (!uuidPattern.test(ref.restaurantId)) throw notFound;
+  let query = ctx.db
+    .selectFrom('restaurants as r')
+    .select(['r.id', 'r.livemode'])
+    .where('r.id', '=', ref.restaurantId);
+  if (ref.accountId !== null) {
+    const accountId = ref.accountId;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('restaurant_members as m')
+          .select('m.account_id')
+          .whereRef('m.tenant_id', '=', 'r.id')
+          .where('m.account_id', '=', accountId)
+          .where('m.role', '=', 'owner'),
+      ),
+    );
+  }
+  const restaurant = await (lock ? query.forUpdate() : query).executeTakeFirst();
+  if (!restaurant) throw notFound;
+  return restaurant;
+}
+
+/** WEBHOOKS_ALLOW_INSECURE never applies to a live restaurant's own webhooks. */
+function rulesFor(restaurant: { livemode: boolean }, setting: AddressRules): AddressRules {
+  return { allowInsecure: setting.allowInsecure && !restaurant.livemode };
+}
+
+function webhookOf(row: Selectable<RestaurantWebhooksTable>): RestaurantWebhook {
+  return {
+    id: row.id,
+    restaurant_id: row.tenant_id,
+    object: 'webhook',
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    disabled_at: row.disabled_at,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function listRestaurantWebhooks(
+  ctx: Ctx,
+  ref: RestaurantRef,
+): Promise<{ object: 'list'; data: RestaurantWebhook[] }> {
+  const restaurant = await findRestaurant(ctx, ref, false);
+  const rows = await ctx.db
+    .selectFrom('restaurant_webhooks')
+    .selectAll()
+    .where('tenant_id', '=', restaurant.id)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return { object: 'list', data: rows.map(webhookOf) };
+}
+
+/*
+ * Adds a webhook of the restaurant's own:
+ * - at most five per restaurant (422 limit_exceeded);
+ * - the address passes checkWebhookUrl, insecure receivers only in a test restaurant;
+ * - the selection passes checkEventSelection without app.*;
+ * - it gets its first signing secret, returned here.
+ */
+export async function createRestaurantWebhook(
+  ctx: Ctx,
+  input: RestaurantRef & WebhookInput & { rules: AddressRules },
+): Promise<{ webhook: RestaurantWebhook; secret: string }> {
+  const events = checkEventSelection(input.events, 'restaurant');
+  const restaurant = await findRestaurant(ctx, input, true);
+  const url = (await checkWebhookUrl(input.url, rulesFor(restaurant, input.rules))).href;
+  const count = await ctx.db
+    .selectFrom('restaurant_webhooks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', restaurant.id)
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= maxRestaurantWebhooks)
+    throw new ApiError('limit_exceeded', `A restaurant can have at most ${maxRestaurantWebhooks} webhooks.`);
+  const now = ctx.clock.now();
+  const row = await ctx.db
+    .insertInto('restaurant_webhooks')
+    .values({ tenant_id: restaurant.id, id: newId(), url, events, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const secret = newSigningSecret();
+  await ctx.db
+    .insertInto('restaurant_webhook_secrets')
+    .values({
+      tenant_id: restaurant.id,
+      webhook_id: row.id,
+      id: newId(),
+      secret,
+      created_at: now,
+      expires_at: null,
+    })
+    .execute();
+  return { webhook: webhookOf(row), secret };
+}
+
+/** Changes the address, the selection (checked as on creation) or switches the webhook on or off. */
+export async function updateRestaurantWebhook(
+  ctx: Ctx,
+  input: RestaurantRef &
+    Partial<WebhookInput> & { webhookId: string; enabled?: boolean; rules: AddressRules },
+): Promise<RestaurantWebhook> {
+  const events = input.events === undefined ? undefined : checkEventSelection(input.events, 'restaurant');
+  const restaurant = await findRestaurant(ctx, input, true);
+  const url =
+    input.url === undefined
+      ? undefined
+      : (await checkWebhookUrl(input.url, rulesFor(restaurant, input.rules))).href;
+  const now = ctx.clock.now();
+  const switched =
+    input.enabled === undefined
+      ? {}
+      : input.enabled
+        ? { enabled: true, disabled_at: null, disabled_reason: null }
+        : { enabled: false, disabled_at: now, disabled_reason: 'Switched off by the restaurant.' };
+  const row = await ctx.db
+    .updateTable('restaurant_webhooks')
+    .set({
+      ...(url === undefined ? {} : { url }),
+      ...(events === undefined ? {} : { events }),
+      ...switched,
+      updated_at: now,
+    })
+    .where('tenant_id', '=', restaurant.id)
+    .where('id', '=', knownId(input.webhookId))
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw noWebhook(input.webhookId);
+  return webhookOf(row);
+}
+
+/** Deletes the webhook with its secrets. */
+export async function deleteRestaurantWebhook(
+  ctx: Ctx,
+  input: RestaurantRef & { webhookId: string },
+): Promise<void> {
+  const restaurant = await findRestaurant(ctx, input, true);
+  const deleted = await ctx.db
+    .deleteFrom('restaurant_webhooks')
+    .where('tenant_id', '=', restaurant.id)
+    .where('id', '=', knownId(input.webhookId))
+    .executeTakeFirst();
+  if (deleted.numDeletedRows === 0n) throw noWebhook(input.webhookId);
+}
+
+/** The webhook's secrets signing now, newest first. */
+export async function listRestaurantWebhookSecrets(
+  ctx: Ctx,
+  input: RestaurantRef & { webhookId: string },
+): Promise<SigningSecretList> {
+  const restaurant = await findRestaurant(ctx, input, false);
+  await findWebhook(ctx, restaurant.id, input.webhookId);
+  const rows = await ctx.db
+    .selectFrom('restaurant_webhook_secrets')
+    .select(['secret', 'created_at', 'expires_at'])
+    .where('tenant_id', '=', restaurant.id)
+    .where('webhook_id', '=', input.webhookId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ctx.clock.now())]))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return { object: 'list', data: rows };
+}
+
+/** A new signing secret; the current one keeps signing for 24 more hours. */
+export async function rotateRestaurantWebhookSecret(
+  ctx: Ctx,
+  input: RestaurantRef & { webhookId: string },
+): Promise<RotatedSecret> {
+  const restaurant = await findRestaurant(ctx, input, true);
+  await findWebhook(ctx, restaurant.id, input.webhookId);
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + replacedSigningSecretValidMs);
+  const replaced = await ctx.db
+    .updateTable('restaurant_webhook_secrets')
+    .set({ expires_at: expiresAt })
+    .where('tenant_id', '=', restaurant.id)
+    .where('webhook_id', '=', input.webhookId)
+    .where('expires_at', 'is', null)
+    .executeTakeFirst();
+  const secret = newSigningSecret();
+  await ctx.db
+    .insertInto('restaurant_webhook_secrets')
+    .values({
+      tenant_id: restaurant.id,
+      webhook_id: input.webhookId,
+      id: newId(),
+      secret,
+      created_at: now,
+      expires_at: null,
+    })
+    .execute();
+  return { secret, previous_secret_expires_at: replaced.numUpdatedRows > 0n ? expiresAt : null };
+}
+
+async function findWebhook(ctx: Ctx, tenantId: string, webhookId: string): Promise<void> {
+  const found = await ctx.db
+    .selectFrom('restaurant_webhooks')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', knownId(webhookId))
+    .executeTakeFirst();
+  if (!found) throw noWebhook(webhookId);
+}
+
+/** A webhook id that is no UUID names no webhook (and must not reach the uuid column). */
+function knownId(webhookId: string): string {
+  if (!uuidPattern.test(webhookId)) throw noWebhook(webhookId);
+  return webhookId;
+}

@@ -1,0 +1,185 @@
+import fastifyCookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import {
+  completeSecondFactor,
+  endSession,
+  findSession,
+  sessionLifetimeSeconds,
+  signIn,
+} from '../../domain/accounts/sessions.ts';
+import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Limiters } from '../../domain/limits/limiters.ts';
+
+export interface SignedInApiOptions {
+  db: Db;
+  clock: Clock;
+  limiters: Limiters;
+  /** `appUrl` (default `baseUrl`) serves the console and dashboard: when https, their cookies are Secure. */
+  config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'appUrl' | 'webhooksAllowInsecure'>>;
+}
+
+export interface SurfaceRules {
+  /** `/console` or `/dashboard`: the cookie's path and the API's prefix (`<path>/api`). */
+  path: string;
+  cookieName: string;
+  /** Whether the account may use this surface at all (the console: developer accounts only). */
+  mayUse(ctx: Ctx, accountId: string): Promise<boolean>;
+}
+
+/** What a signed-in route gets: the account and a ctx whose db is the request's transaction when it writes. */
+export type SignedInHandler<T> = (ctx: Ctx, accountId: string, request: FastifyRequest) => Promise<T>;
+
+/*
+ * Failed sign-ins per e-mail and IP address: 10 in 15 minutes, counted together with the consent
+ * page's (the same limit name), so switching pages buys no extra guesses.
+ */
+const loginLimit = { keyPrefix: 'login', points: 10, durationSeconds: 15 * 60 };
+const noQuery = Type.Object({}, { additionalProperties: false });
+const SessionSchema = Type.Object(
+  { object: Type.Literal('session'), email: Type.String(), second_factor_required: Type.Boolean() },
+  { additionalProperties: false },
+);
+
+/*
+ * The JSON API of a signed-in web surface (the console, the dashboard):
+ * - sign-in with e-mail and password (`POST <api>/sessions`), then the second factor if the account
+ *   has one (`POST <api>/sessions/second-factor`); sign-out (`DELETE <api>/sessions`);
+ * - the session is a cookie, HttpOnly and SameSite=Strict, limited to the surface's path;
+ * - CSRF: every write (any method but GET/HEAD) must be sent as `Content-Type: application/json`,
+ *   which a cross-site form cannot send and cross-site script only after a CORS preflight that we
+ *   never answer with CORS headers; SameSite=Strict keeps the cookie off cross-site requests anyway;
+ * - answers are never cached; errors are the API's error shape.
+ * Returns `signedIn`, which wraps a route's handler: 401 without a full session of an allowed
+ * account; writes run in one transaction.
+ */
+export async function signedInApi(
+  app: FastifyInstance,
+  options: SignedInApiOptions,
+  surface: SurfaceRules,
+): Promise<<T>(writes: boolean, handler: SignedInHandler<T>) => (request: FastifyRequest) => Promise<T>> {
+  const { db, clock } = options;
+  const ctx = systemCtx(db, clock);
+  const secure = new URL(options.config.appUrl ?? options.config.baseUrl).protocol === 'https:';
+  const loginLimiter = options.limiters.createLimiter(loginLimit);
+  const api = `${surface.path}/api`;
+
+  await app.register(fastifyCookie);
+  // Bodiless writes (DELETE, POST …/rotate) send the JSON content type too: an empty body is `{}`.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json')
+      throw new ApiError(
+        'invalid_request',
+        'Requests that change something must be sent as application/json.',
+      );
+  });
+
+  const setCookie = (reply: FastifyReply, token: string) =>
+    reply.setCookie(surface.cookieName, token, {
+      path: surface.path,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      maxAge: sessionLifetimeSeconds,
+    });
+  const wrongSignIn = () => new ApiError('unauthorized', 'The e-mail address or the password is not right.');
+  const limitKey = (request: FastifyRequest, email: string) => `${email.trim().toLowerCase()} ${request.ip}`;
+  const tooMany = (resetSeconds: number) =>
+    new ApiError('rate_limited', 'Too many failed sign-ins. Try again later.', {
+      headers: { 'retry-after': String(resetSeconds) },
+    });
+
+  app.post(
+    `${api}/sessions`,
+    {
+      schema: {
+        querystring: noQuery,
+        body: Type.Object(
+          {
+            email: Type.String({ minLength: 1, maxLength: 200 }),
+            password: Type.String({ minLength: 1, maxLength: 1000 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: SessionSchema },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body as { email: string; password: string };
+      const key = limitKey(request, email);
+      const limit = await loginLimiter.peek(key);
+      if (!limit.allowed) throw tooMany(limit.resetSeconds);
+      const result = await signIn(ctx, { email, password });
+      const session = result ? await findSession(ctx, result.token) : null;
+      if (!result || !session || !(await surface.mayUse(ctx, session.accountId))) {
+        if (result) await endSession(ctx, result.token);
+        await loginLimiter.consume(key);
+        throw wrongSignIn();
+      }
+      if (!result.secondFactorPending) await loginLimiter.reset(key);
+      const old = request.cookies[surface.cookieName];
+      if (old) await endSession(ctx, old);
+      setCookie(reply, result.token);
+      return { object: 'session', email: session.email, second_factor_required: result.secondFactorPending };
+    },
+  );
+
+  app.post(
+    `${api}/sessions/second-factor`,
+    {
+      schema: {
+        querystring: noQuery,
+        body: Type.Object({ code: Type.String({ maxLength: 20 }) }, { additionalProperties: false }),
+        response: { 200: SessionSchema },
+      },
+    },
+    async (request) => {
+      const token = request.cookies[surface.cookieName];
+      const session = token ? await findSession(ctx, token) : null;
+      if (!token || !session?.secondFactorPending)
+        throw new ApiError('unauthorized', 'Sign in with e-mail and password first.');
+      const key = limitKey(request, session.email);
+      const limit = await loginLimiter.peek(key);
+      if (!limit.allowed) throw tooMany(limit.resetSeconds);
+      const { code } = request.body as { code: string };
+      if (!(await completeSecondFactor(ctx, token, code.trim()))) {
+        await loginLimiter.consume(key);
+        throw new ApiError('invalid_request', 'That code is not right.', { param: 'code' });
+      }
+      await loginLimiter.reset(key);
+      return { object: 'session', email: session.email, second_factor_required: false };
+    },
+  );
+
+  app.delete(`${api}/sessions`, { schema: { querystring: noQuery } }, async (request, reply) => {
+    const token = request.cookies[surface.cookieName];
+    if (token) await endSession(ctx, token);
+    reply.clearCookie(surface.cookieName, { path: surface.path });
+    return reply.code(204).send();
+  });
+
+  return <T>(writes: boolean, handler: SignedInHandler<T>) =>
+    async (request: FastifyRequest): Promise<T> => {
+      const token = request.cookies[surface.cookieName];
+      const session = token ? await findSession(ctx, token) : null;
+      if (!session || session.secondFactorPending || !(await surface.mayUse(ctx, session.accountId)))
+        throw new ApiError('unauthorized', 'Sign in first.');
+      if (!writes) return handler(ctx, session.accountId, request);
+      return db.transaction().execute((trx) => handler({ ...ctx, db: trx }, session.accountId, request));
+    };
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { type SignedInApiOptions, signedInApi } from '../console/signed-in-api.ts';
+import { restaurantWebhookRoutes } from './webhooks.route.ts';
+
+/*
+ * The restaurant dashboard's JSON API under `/dashboard/api`: sign-in (any account; what it may
+ * see is decided per restaurant: its owners) and the restaurant's own webhooks.
+ */
+export async function dashboardPlugin(app: FastifyInstance, options: SignedInApiOptions): Promise<void> {
+  const signedIn = await signedInApi(app, options, {
+    path: '/dashboard',
+    cookieName: 'servery_dashboard_session',
+    mayUse: async () => true,
+  });
+  restaurantWebhookRoutes(app, signedIn, { allowInsecure: options.config.webhooksAllowInsecure ?? false });
+}
