@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Db, openDatabase } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import type { Db } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { verifyPassword } from '../../src/domain/accounts/password.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { systemCtx } from '../../src/domain/context.ts';
 import { sha256 } from '../../src/domain/ids.ts';
-import { openTestDatabase } from '../harness.ts';
+import { type CliDatabase, jsonOf, openCliDatabase } from './cli-runner.ts';
 
-/*
- * The real `servery` CLI in a child process, on a database of this file's own: a fresh PGlite
- * data directory (opened here only while no CLI runs), or a fresh PostgreSQL database when
- * DATABASE_URL is set.
- */
-
-const cli = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-
-let postgres: Awaited<ReturnType<typeof openTestDatabase>> | null = null;
-let dataDir = '';
-let cliEnv: NodeJS.ProcessEnv;
+let database: CliDatabase;
+const servery = (...args: string[]) => database.run(...args);
+const withDatabase = <T>(work: (db: Db) => Promise<T>) => database.withDatabase(work);
 
 /** Accounts and an app made before the tests, so that each test runs one CLI process. */
 const seeded = {
@@ -34,40 +21,10 @@ const seeded = {
   confidentialAppId: '',
 };
 
-async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  if (postgres) return work(postgres.db);
-  const database = await openDatabase({ dataDir });
-  try {
-    return await work(database.db);
-  } finally {
-    await database.close();
-  }
-}
-
 before(async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
-  delete env.DATABASE_URL;
-  delete env.DATA_DIR;
-  delete env.NODE_TEST_CONTEXT;
-  if (process.env.DATABASE_URL) {
-    postgres = await openTestDatabase();
-    cliEnv = { ...env, DATABASE_URL: postgres.url ?? '' };
-  } else {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'servery-cli-test-'));
-    cliEnv = { ...env, DATA_DIR: dataDir };
-  }
-  if (postgres) {
-    await seed(postgres.db);
-  } else {
-    const database = await openDatabase({ dataDir });
-    try {
-      await migrate(database);
-      await seed(database.db);
-    } finally {
-      await database.close();
-    }
-  }
+  database = await openCliDatabase(seed);
 });
+after(() => database.close());
 
 async function seed(db: Db): Promise<void> {
   const ctx = systemCtx(db);
@@ -94,34 +51,6 @@ async function seed(db: Db): Promise<void> {
   });
   seeded.confidentialClientId = confidential.app.clientId;
   seeded.confidentialAppId = confidential.app.id;
-}
-
-after(async () => {
-  await postgres?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function servery(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: cliEnv, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** The one JSON object a successful `--json` run prints. */
-// biome-ignore lint/suspicious/noExplicitAny: the test reads the printed JSON field by field
-function jsonOf(run: Run): Record<string, any> {
-  assert.equal(run.stderr, '');
-  assert.equal(run.code, 0);
-  assert.match(run.stdout, /^\{.*\}\n$/);
-  return JSON.parse(run.stdout);
 }
 
 /** What the admin commands change: the rows of their tables, app statuses and subscriptions. */

@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Db, openDatabase } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import type { Db } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import { openTestDatabase } from '../harness.ts';
+import { type CliDatabase, jsonOf, openCliDatabase } from '../cli/cli-runner.ts';
 
 /* The real `servery` CLI in a child process, on this file's own database (as test/cli/cli.test.ts). */
 
-const cli = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-let postgres: Awaited<ReturnType<typeof openTestDatabase>> | null = null;
-let dataDir = '';
-let cliEnv: NodeJS.ProcessEnv;
+let database: CliDatabase;
+const servery = (...args: string[]) => database.run(...args);
 const seeded = { clientId: '', slug: '' };
 
 async function seed(db: Db): Promise<void> {
@@ -48,53 +41,9 @@ async function seed(db: Db): Promise<void> {
 }
 
 before(async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
-  delete env.DATABASE_URL;
-  delete env.DATA_DIR;
-  delete env.NODE_TEST_CONTEXT;
-  delete env.WEBHOOKS_ALLOW_INSECURE;
-  if (process.env.DATABASE_URL) {
-    postgres = await openTestDatabase();
-    cliEnv = { ...env, DATABASE_URL: postgres.url ?? '' };
-    await seed(postgres.db);
-  } else {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'servery-webhook-cli-test-'));
-    cliEnv = { ...env, DATA_DIR: dataDir };
-    const database = await openDatabase({ dataDir });
-    try {
-      await migrate(database);
-      await seed(database.db);
-    } finally {
-      await database.close();
-    }
-  }
+  database = await openCliDatabase(seed);
 });
-
-after(async () => {
-  await postgres?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function servery(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: cliEnv, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the test reads the printed JSON field by field
-function jsonOf(run: Run): Record<string, any> {
-  assert.equal(run.stderr, '');
-  assert.equal(run.code, 0);
-  return JSON.parse(run.stdout);
-}
+after(() => database.close());
 
 test('webhook set, show and rotate-secret manage the app’s webhook', async () => {
   const set = jsonOf(
