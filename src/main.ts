@@ -8,6 +8,7 @@ import { migrate } from './db/migrate.ts';
 import { systemClock } from './domain/context.ts';
 import { describeDemoData, seedDemoData } from './domain/demo/demo-data.ts';
 import { emailTransport } from './worker/email-transport.ts';
+import { webhookDeliverySettings } from './worker/webhook-delivery.job.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -84,7 +85,16 @@ export async function serve(config: Config, role: Role): Promise<void> {
       app = await buildApp(deps);
       closeConnectionsWhenStopping(app, () => stopSignal !== null);
     }
-    worker = role === 'api' ? null : startWorker(database.db, systemClock, log, emailTransport(config, log));
+    worker =
+      role === 'api'
+        ? null
+        : startWorker(
+            database.db,
+            systemClock,
+            log,
+            emailTransport(config, log),
+            webhookDeliverySettings(config),
+          );
     if (app) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // A start that fails (the port is taken, say) still closes what it opened: the PGlite

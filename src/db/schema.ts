@@ -207,6 +207,35 @@ export interface RestaurantWebhookSecretsTable {
   expires_at: Date | null;
 }
 
+export interface WebhookFanoutTable {
+  singleton: Generated<boolean>;
+  position: ColumnType<string | number, never, string>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  app_id: string;
+  tenant_id: string;
+  position: ColumnType<string | number, string, never>;
+  connection_id: string;
+  event_type: string;
+  livemode: boolean;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  given_up_at: Date | null;
+  created_at: Date;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -226,4 +255,7 @@ export interface DB {
   app_webhook_secrets: AppWebhookSecretsTable;
   restaurant_webhooks: RestaurantWebhooksTable;
   restaurant_webhook_secrets: RestaurantWebhookSecretsTable;
+  webhook_fanout: WebhookFanoutTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }

@@ -5,13 +5,17 @@ import type { Clock } from '../domain/context.ts';
 import { stampEventPositions } from '../domain/events/positions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
+import type { WebhookDeliverySettings } from '../domain/webhooks/delivery.ts';
 import { sendDueEmails } from './email.job.ts';
 import type { EmailTransport } from './email-transport.ts';
+import { runWebhookDelivery } from './webhook-delivery.job.ts';
 
 /** What jobs reach besides the database and the clock. */
 export interface JobServices {
   log: Logger;
   emailTransport: EmailTransport;
+  /** Needed by the webhook delivery job only. */
+  webhooks?: WebhookDeliverySettings;
 }
 
 export interface Job {
@@ -47,6 +51,14 @@ export const jobs: readonly Job[] = [
     everyMs: 3000,
     run: (db, clock, services) => sendDueEmails(db, clock, services.emailTransport, services.log),
   },
+  {
+    name: 'deliver webhooks',
+    everyMs: 1000,
+    run: (db, clock, services) => {
+      if (!services.webhooks) throw new Error('the webhook delivery job needs its settings');
+      return runWebhookDelivery(db, clock, services.webhooks);
+    },
+  },
 ];
 
 export interface Worker {
@@ -55,8 +67,14 @@ export interface Worker {
 }
 
 /** Runs each job at once and then on its interval; one failing run is logged and retried on the next. */
-export function startWorker(db: Db, clock: Clock, log: Logger, emailTransport: EmailTransport): Worker {
-  const services: JobServices = { log, emailTransport };
+export function startWorker(
+  db: Db,
+  clock: Clock,
+  log: Logger,
+  emailTransport: EmailTransport,
+  webhooks: WebhookDeliverySettings,
+): Worker {
+  const services: JobServices = { log, emailTransport, webhooks };
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
   let stopping = false;

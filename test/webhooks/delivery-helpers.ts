@@ -1,0 +1,91 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import type { Db } from '../../src/db/client.ts';
+import type { Clock } from '../../src/domain/context.ts';
+import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
+import type { WebhookDeliverySettings } from '../../src/domain/webhooks/delivery.ts';
+import type { EmailTransport } from '../../src/worker/email-transport.ts';
+import { jobs } from '../../src/worker/worker.ts';
+import type { Tenant, TestApp } from '../harness.ts';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A real HTTP receiver on a loopback port. The path says how it answers: `/ok/…` 200, `/fail/…`
+ * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never.
+ */
+export async function startReceiver(): Promise<{
+  base: string;
+  received: Received[];
+  close(): Promise<void>;
+}> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (path.startsWith('/hang/')) return;
+      if (path.startsWith('/fail/')) return res.writeHead(500).end('nope');
+      if (path.startsWith('/redirect/')) return res.writeHead(302, { location: '/ok/redirected' }).end();
+      res.writeHead(200).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    received,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export const settings: WebhookDeliverySettings = {
+  allowInsecure: true,
+  userAgent: 'Service-Webhooks/1.0 (+http://servery.test/v1/openapi.json)',
+  timeoutMs: 5000,
+};
+
+const deliveryJob = jobs.find((job) => job.name === 'deliver webhooks');
+const noEmail: EmailTransport = {
+  send: async () => {
+    throw new Error('the webhook job sends no e-mail');
+  },
+};
+
+/** One run of the worker's webhook job, as the worker starts it (a shorter time-out if given). */
+export async function runJob(db: Db, clock: Clock, timeoutMs = settings.timeoutMs): Promise<unknown> {
+  if (!deliveryJob) throw new Error('the worker runs no webhook delivery job');
+  return deliveryJob.run(db, clock, {
+    log: pino({ level: 'silent' }),
+    emailTransport: noEmail,
+    webhooks: { ...settings, timeoutMs },
+  });
+}
+
+/** Gives the tenant's app a webhook to `url` with this selection; returns its signing secret. */
+export async function webhookFor(
+  t: TestApp,
+  tenant: Tenant,
+  url: string,
+  events: string[] = ['order.*', 'menu.*', 'store.*', 'reservation.*'],
+): Promise<string> {
+  const { secret } = await setAppWebhook(t.ctx, {
+    clientId: tenant.clientId,
+    developerId: null,
+    url,
+    events,
+    rules: { allowInsecure: true },
+  });
+  if (!secret) throw new Error('the webhook existed already');
+  return secret;
+}
