@@ -113,3 +113,14 @@ test('a failed DELETE /connection records nothing', async () => {
   assert.equal(res.statusCode, 401);
   assert.equal((await eventsOf(tenant.restaurantId)).length, before);
 });
+
+test('the event’s data.object is the Connection as GET /me writes it, key for key in the same order', async () => {
+  const tenant = await makeTenant(t.ctx);
+  const me = await t.app.inject({ url: '/v1/me', headers: bearer(tenant.token) });
+  const feed = await t.app.inject({ url: '/v1/events', headers: bearer(tenant.token) });
+  assert.equal(feed.statusCode, 200);
+  const connected = feed.json().data.find((event: { type: string }) => event.type === 'app.connected');
+  assert.ok(connected);
+  const object = JSON.stringify(connected.data.object);
+  assert.equal(object, me.body);
+});

@@ -33,7 +33,7 @@ function visible(viewer: Viewer, types: VisibleTypes, now: Date) {
       eb('events.tenant_id', '=', viewer.tenantId),
       eb('events.position', 'is not', null),
       eb('events.created_at', '>', retentionCutoff(now)),
-      sql<boolean>`NOT (events.data @> '{"test": true}'::jsonb)`,
+      sql<boolean>`(events.data->>'test') IS DISTINCT FROM 'true'`,
       eb.or([
         eb('events.type', '=', sql<string>`any(${types.restaurant})`),
         eb.and([
