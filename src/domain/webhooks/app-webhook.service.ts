@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkEventSelection } from './event-selection.ts';
-import { newSigningSecret, replacedSigningSecretValidMs } from './signing-secrets.ts';
+import { appSigningSecrets, newSigningSecret, replacedSigningSecretValidMs } from './signing-secrets.ts';
 import type { AppWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
 import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 
@@ -26,6 +26,15 @@ async function findApp(ctx: Ctx, ref: AppRef, lock: boolean): Promise<{ id: stri
   const app = await (lock ? query.forUpdate() : query).executeTakeFirst();
   if (!app) throw new ApiError('not_found', `No app with the client_id ${ref.clientId}.`);
   return app;
+}
+
+async function requireWebhook(ctx: Ctx, appId: string): Promise<void> {
+  const webhook = await ctx.db
+    .selectFrom('app_webhooks')
+    .select('app_id')
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+  if (!webhook) throw noWebhook();
 }
 
 function webhookOf(row: Selectable<AppWebhooksTable>): AppWebhook {
@@ -110,21 +119,8 @@ export async function enableAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhoo
 /** The secrets signing now, newest first (two for 24 hours after a rotation). */
 export async function listAppWebhookSecrets(ctx: Ctx, ref: AppRef): Promise<SigningSecretList> {
   const app = await findApp(ctx, ref, false);
-  const webhook = await ctx.db
-    .selectFrom('app_webhooks')
-    .select('app_id')
-    .where('app_id', '=', app.id)
-    .executeTakeFirst();
-  if (!webhook) throw noWebhook();
-  const rows = await ctx.db
-    .selectFrom('app_webhook_secrets')
-    .select(['secret', 'created_at', 'expires_at'])
-    .where('app_id', '=', app.id)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ctx.clock.now())]))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  return { object: 'list', data: rows };
+  await requireWebhook(ctx, app.id);
+  return { object: 'list', data: await appSigningSecrets(ctx.db, app.id, ctx.clock.now()) };
 }
 
 /**
@@ -133,12 +129,7 @@ export async function listAppWebhookSecrets(ctx: Ctx, ref: AppRef): Promise<Sign
  */
 export async function rotateAppWebhookSecret(ctx: Ctx, ref: AppRef): Promise<RotatedSecret> {
   const app = await findApp(ctx, ref, true);
-  const webhook = await ctx.db
-    .selectFrom('app_webhooks')
-    .select('app_id')
-    .where('app_id', '=', app.id)
-    .executeTakeFirst();
-  if (!webhook) throw noWebhook();
+  await requireWebhook(ctx, app.id);
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + replacedSigningSecretValidMs);
   const replaced = await ctx.db

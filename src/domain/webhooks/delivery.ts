@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import type { Clock } from '../context.ts';
 import { eventId } from '../events/positions.ts';
 import { signatureHeader } from './signature.ts';
+import { appSigningSecrets } from './signing-secrets.ts';
 import { checkPublicHost } from './webhook-address.ts';
 
 /** spec: Webhooks, Retries: the wait before attempt n+1 (index n, from 1); attempt 1 is at once. */
@@ -97,14 +98,7 @@ async function claimDue(db: Db, now: Date): Promise<ClaimedDelivery[]> {
         .set({ attempts: attempt, next_attempt_at: next })
         .where('id', '=', row.id)
         .execute();
-      const secrets = await trx
-        .selectFrom('app_webhook_secrets')
-        .select('secret')
-        .where('app_id', '=', row.app_id)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-        // Newest first: the current one (no expiry), then the replaced ones, latest expiry first.
-        .orderBy(sql`expires_at DESC NULLS FIRST`)
-        .execute();
+      const secrets = await appSigningSecrets(trx, row.app_id, now);
       claimed.push({ ...row, attempt, secrets: secrets.map((s) => s.secret) });
     }
     return claimed;
