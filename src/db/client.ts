@@ -3,13 +3,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { DB } from './schema.ts';
 
 export type Db = Kysely<DB>;
-export type Trx = Transaction<DB>;
 
 /**
  * Where the data lives: a PostgreSQL server, a PGlite directory, or PGlite in memory (tests). A new
