@@ -149,7 +149,8 @@ export interface EventsTable {
 export interface EventEnvelopesTable {
   tenant_id: string;
   position: ColumnType<string | number, string, never>;
-  connection_id: string;
+  /** The connection, or the restaurant's own webhook, that sees the event under its own id. */
+  audience_id: string;
   body: string;
 }
 
@@ -166,40 +167,24 @@ export interface EmailOutboxTable {
   last_error: string | null;
 }
 
-export interface AppWebhooksTable {
-  app_id: string;
+/** Both kinds of webhook (see 0010): the app's (app_id) or a restaurant's own (tenant_id). */
+export interface WebhooksTable {
+  id: string;
+  app_id: string | null;
+  tenant_id: string | null;
   url: string;
   events: string[];
   enabled: Generated<boolean>;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  failures_in_row: Generated<number>;
+  failing_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-/** Signing secrets stored as they are (they sign every delivery and are shown again); see 0007. */
-export interface AppWebhookSecretsTable {
-  app_id: string;
-  id: string;
-  secret: string;
-  created_at: Date;
-  expires_at: Date | null;
-}
-
-export interface RestaurantWebhooksTable {
-  tenant_id: string;
-  id: string;
-  url: string;
-  events: string[];
-  enabled: Generated<boolean>;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface RestaurantWebhookSecretsTable {
-  tenant_id: string;
+/** Signing secrets stored as they are (they sign every delivery and are shown again); see 0010. */
+export interface WebhookSecretsTable {
   webhook_id: string;
   id: string;
   secret: string;
@@ -214,16 +199,21 @@ export interface WebhookFanoutTable {
 
 export interface WebhookDeliveriesTable {
   id: string;
-  app_id: string;
+  webhook_id: string;
   tenant_id: string;
   position: ColumnType<string | number, string, never>;
-  connection_id: string;
+  /** The connection, or for a restaurant's own webhook the webhook itself (event_envelopes). */
+  audience_id: string;
   event_type: string;
   livemode: boolean;
+  /** Scheduled attempts made (at most 8). */
   attempts: Generated<number>;
+  /** Every send, resends included: the number of the latest (Service-Delivery-Attempt). */
+  sends: Generated<number>;
   next_attempt_at: Date | null;
   delivered_at: Date | null;
   given_up_at: Date | null;
+  skipped_at: Generated<Date | null>;
   created_at: Date;
 }
 
@@ -251,10 +241,8 @@ export interface DB {
   event_envelopes: EventEnvelopesTable;
   email_outbox: EmailOutboxTable;
   sessions: SessionsTable;
-  app_webhooks: AppWebhooksTable;
-  app_webhook_secrets: AppWebhookSecretsTable;
-  restaurant_webhooks: RestaurantWebhooksTable;
-  restaurant_webhook_secrets: RestaurantWebhookSecretsTable;
+  webhooks: WebhooksTable;
+  webhook_secrets: WebhookSecretsTable;
   webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;

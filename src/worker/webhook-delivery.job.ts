@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../domain/context.ts';
 import { stampEventPositions } from '../domain/events/positions.ts';
-import { deliverDueWebhooks, type WebhookDeliverySettings } from '../domain/webhooks/delivery.ts';
+import type { WebhookDeliverySettings, WebhookSender } from '../domain/webhooks/delivery.ts';
 import { fanOutDeliveries } from '../domain/webhooks/delivery-fanout.ts';
 
 /** The delivery settings of a deployment: the 10 s time-out, the documentation address in the User-Agent. */
@@ -16,13 +16,9 @@ export function webhookDeliverySettings(config: {
   };
 }
 
-/** One run: stamp what committed, create its deliveries, send what is due. */
-export async function runWebhookDelivery(
-  db: Db,
-  clock: Clock,
-  settings: WebhookDeliverySettings,
-): Promise<number> {
+/** One run: stamp what committed, create its deliveries, start sending what is due. */
+export async function runWebhookDelivery(db: Db, clock: Clock, sender: WebhookSender): Promise<number> {
   await stampEventPositions(db);
   await fanOutDeliveries(db, clock);
-  return deliverDueWebhooks(db, clock, settings);
+  return sender.deliverDue();
 }

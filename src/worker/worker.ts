@@ -5,7 +5,7 @@ import type { Clock } from '../domain/context.ts';
 import { stampEventPositions } from '../domain/events/positions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
-import type { WebhookDeliverySettings } from '../domain/webhooks/delivery.ts';
+import { type WebhookDeliverySettings, WebhookSender } from '../domain/webhooks/delivery.ts';
 import { sendDueEmails } from './email.job.ts';
 import type { EmailTransport } from './email-transport.ts';
 import { runWebhookDelivery } from './webhook-delivery.job.ts';
@@ -15,7 +15,7 @@ export interface JobServices {
   log: Logger;
   emailTransport: EmailTransport;
   /** Needed by the webhook delivery job only. */
-  webhooks?: WebhookDeliverySettings;
+  webhooks?: WebhookSender;
 }
 
 export interface Job {
@@ -53,9 +53,10 @@ export const jobs: readonly Job[] = [
   },
   {
     name: 'deliver webhooks',
-    everyMs: 1000,
+    // Often, so an event reaches its webhooks well within a second; runs overlap (delivery.ts).
+    everyMs: 100,
     run: (db, clock, services) => {
-      if (!services.webhooks) throw new Error('the webhook delivery job needs its settings');
+      if (!services.webhooks) throw new Error('the webhook delivery job needs its sender');
       return runWebhookDelivery(db, clock, services.webhooks);
     },
   },
@@ -66,7 +67,10 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Runs each job at once and then on its interval; one failing run is logged and retried on the next. */
+/**
+ * Runs each job at once and then on its interval, skipping a turn while its previous run goes on;
+ * one failing run is logged and retried on the next.
+ */
 export function startWorker(
   db: Db,
   clock: Clock,
@@ -74,18 +78,19 @@ export function startWorker(
   emailTransport: EmailTransport,
   webhooks: WebhookDeliverySettings,
 ): Worker {
-  const services: JobServices = { log, emailTransport, webhooks };
+  const sender = new WebhookSender(db, clock, webhooks, log);
+  const services: JobServices = { log, emailTransport, webhooks: sender };
   const timers: NodeJS.Timeout[] = [];
-  const running = new Set<Promise<unknown>>();
+  const running = new Map<Job, Promise<unknown>>();
   let stopping = false;
   for (const job of jobs) {
     const tick = () => {
-      if (stopping) return;
+      if (stopping || running.has(job)) return;
       const run = job
         .run(db, clock, services)
         .catch((error: unknown) => log.error({ err: error, job: job.name }, 'job failed'))
-        .finally(() => running.delete(run));
-      running.add(run);
+        .finally(() => running.delete(job));
+      running.set(job, run);
     };
     tick();
     timers.push(setInterval(tick, job.everyMs));
@@ -94,7 +99,8 @@ export function startWorker(
     async stop() {
       stopping = true;
       for (const timer of timers) clearInterval(timer);
-      await Promise.all(running);
+      await Promise.all(running.values());
+      await sender.idle();
     },
   };
 }

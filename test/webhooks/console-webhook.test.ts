@@ -36,16 +36,17 @@ const stored = async (clientId: string) => {
     .select('id')
     .where('client_id', '=', clientId)
     .executeTakeFirstOrThrow();
+  const webhook = await t.database.db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('app_id', '=', app.id)
+    .executeTakeFirst();
   return {
-    webhook: await t.database.db
-      .selectFrom('app_webhooks')
-      .selectAll()
-      .where('app_id', '=', app.id)
-      .executeTakeFirst(),
+    webhook,
     secrets: await t.database.db
-      .selectFrom('app_webhook_secrets')
+      .selectFrom('webhook_secrets')
       .selectAll()
-      .where('app_id', '=', app.id)
+      .where('webhook_id', '=', webhook?.id ?? app.id)
       .orderBy('created_at')
       .orderBy('id')
       .execute(),
@@ -273,9 +274,9 @@ test('a switched-off webhook is enabled again; DELETE removes it with its secret
   await call(t.app, 'PUT', webhookUrl(clientId), cookie, body);
   const { webhook } = await stored(clientId);
   await t.database.db
-    .updateTable('app_webhooks')
+    .updateTable('webhooks')
     .set({ enabled: false, disabled_at: t.clock.now(), disabled_reason: 'failing for 24 hours' })
-    .where('app_id', '=', webhook?.app_id ?? '')
+    .where('id', '=', webhook?.id ?? '')
     .execute();
   assert.equal(json(await call(t.app, 'GET', webhookUrl(clientId), cookie)).enabled, false);
   t.clock.advance(1000);

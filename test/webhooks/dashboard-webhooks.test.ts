@@ -36,16 +36,17 @@ const body = { url: 'https://93.184.216.34/hooks', events: ['order.*', 'store.up
 const stored = (restaurantId: string) =>
   Promise.all([
     t.database.db
-      .selectFrom('restaurant_webhooks')
+      .selectFrom('webhooks')
       .selectAll()
       .where('tenant_id', '=', restaurantId)
       .orderBy('id')
       .execute(),
     t.database.db
-      .selectFrom('restaurant_webhook_secrets')
-      .selectAll()
-      .where('tenant_id', '=', restaurantId)
-      .orderBy('id')
+      .selectFrom('webhook_secrets as s')
+      .innerJoin('webhooks as w', 'w.id', 's.webhook_id')
+      .selectAll('s')
+      .where('w.tenant_id', '=', restaurantId)
+      .orderBy('s.id')
       .execute(),
   ]);
 

@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { Db } from '../../src/db/client.ts';
 import type { Clock } from '../../src/domain/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
-import type { WebhookDeliverySettings } from '../../src/domain/webhooks/delivery.ts';
+import { type WebhookDeliverySettings, WebhookSender } from '../../src/domain/webhooks/delivery.ts';
 import type { EmailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import type { Tenant, TestApp } from '../harness.ts';
@@ -62,14 +62,17 @@ const noEmail: EmailTransport = {
   },
 };
 
-/** One run of the worker's webhook job, as the worker starts it (a shorter time-out if given). */
+/**
+ * One run of the worker's webhook job, as the worker starts it (a shorter time-out if given),
+ * until the outcomes of the sends it started are written.
+ */
 export async function runJob(db: Db, clock: Clock, timeoutMs = settings.timeoutMs): Promise<unknown> {
   if (!deliveryJob) throw new Error('the worker runs no webhook delivery job');
-  return deliveryJob.run(db, clock, {
-    log: pino({ level: 'silent' }),
-    emailTransport: noEmail,
-    webhooks: { ...settings, timeoutMs },
-  });
+  const log = pino({ level: 'silent' });
+  const sender = new WebhookSender(db, clock, { ...settings, timeoutMs }, log);
+  const started = await deliveryJob.run(db, clock, { log, emailTransport: noEmail, webhooks: sender });
+  await sender.idle();
+  return started;
 }
 
 /** Gives the tenant's app a webhook to `url` with this selection; returns its signing secret. */

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.ts';
-import { queueEmail } from '../email/email-outbox.ts';
+import { emailOwners } from '../email/email-outbox.ts';
 import { ApiError, InputError } from '../errors.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { newId } from '../ids.ts';
@@ -127,19 +127,6 @@ export async function consentToApp(
     }
   }
   return { connectionId: current.id, scopes, created: false };
-}
-
-async function emailOwners(ctx: Ctx, tenantId: string, subject: string, lines: string[]): Promise<void> {
-  const owners = await ctx.db
-    .selectFrom('restaurant_members as m')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select('a.email')
-    .where('m.tenant_id', '=', tenantId)
-    .where('m.role', '=', 'owner')
-    .execute();
-  for (const owner of owners) {
-    await queueEmail(ctx, { tenantId, to: owner.email, subject, text: `${lines.join('\n')}\n` });
-  }
 }
 
 /** Ends the calling app's connection: every token of it is revoked, the caller's too. */

@@ -25,3 +25,22 @@ export async function queueEmail(ctx: Ctx, email: NewEmail): Promise<void> {
     })
     .execute();
 }
+
+/** Queues the same e-mail to every owner of the restaurant. */
+export async function emailOwners(
+  ctx: Ctx,
+  tenantId: string,
+  subject: string,
+  lines: string[],
+): Promise<void> {
+  const owners = await ctx.db
+    .selectFrom('restaurant_members as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select('a.email')
+    .where('m.tenant_id', '=', tenantId)
+    .where('m.role', '=', 'owner')
+    .execute();
+  for (const owner of owners) {
+    await queueEmail(ctx, { tenantId, to: owner.email, subject, text: `${lines.join('\n')}\n` });
+  }
+}

@@ -30,19 +30,32 @@ export interface RecordedEvent {
   created_at: Date;
 }
 
-/** The envelope of a recorded event as one connection sees it, as JSON text (spec: Event). */
-export function envelopeJson(event: RecordedEvent, connectionId: string): string {
+/**
+ * Who sees an event under an id of its own (decisions.md, Events): a connection, or a
+ * restaurant's own webhook, whose envelopes carry `connection_id` null.
+ */
+export interface Audience {
+  id: string;
+  connectionId: string | null;
+}
+
+export function connectionAudience(connectionId: string): Audience {
+  return { id: connectionId, connectionId };
+}
+
+/** The envelope of a recorded event as one audience sees it, as JSON text (spec: Event). */
+export function envelopeJson(event: RecordedEvent, audience: Audience): string {
   if (event.position === null) throw new Error('an event is shown only once it has a position');
   const { object, ...rest } = event.data;
   return JSON.stringify({
-    id: eventId(event.position, connectionId),
+    id: eventId(event.position, audience.id),
     object: 'event',
     type: event.type,
     created_at: event.created_at.toISOString(),
     api_version: apiVersionOf(event.created_at),
     livemode: event.livemode,
     tenant_id: event.tenant_id,
-    connection_id: connectionId,
+    connection_id: audience.connectionId,
     data: { object: withoutPerAppValues(object), ...rest },
   });
 }

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { envelopeJson, type RecordedEvent } from './envelope.ts';
+import { connectionAudience, envelopeJson, type RecordedEvent } from './envelope.ts';
 import { beforeAnyEvent, eventId, eventIdPattern, positionOf, stampEventPositions } from './positions.ts';
 import { retentionCutoff } from './retention.ts';
 import { parseTypesFilter, type VisibleTypes, visibleTypes } from './visibility.ts';
@@ -52,7 +52,7 @@ function eventsWithEnvelopes(ctx: Ctx, viewer: Viewer, types: VisibleTypes) {
       join
         .onRef('env.tenant_id', '=', 'events.tenant_id')
         .onRef('env.position', '=', 'events.position')
-        .on('env.connection_id', '=', viewer.connectionId),
+        .on('env.audience_id', '=', viewer.connectionId),
     )
     .select([
       'events.tenant_id',
@@ -84,8 +84,8 @@ async function envelopesOf(
       missing.map((row) => ({
         tenant_id: viewer.tenantId,
         position: String(row.position),
-        connection_id: viewer.connectionId,
-        body: envelopeJson(row, viewer.connectionId),
+        audience_id: viewer.connectionId,
+        body: envelopeJson(row, connectionAudience(viewer.connectionId)),
       })),
     )
     .onConflict((oc) => oc.doNothing())
@@ -94,7 +94,7 @@ async function envelopesOf(
     .selectFrom('event_envelopes')
     .select([sql<string>`position::text`.as('position'), 'body'])
     .where('tenant_id', '=', viewer.tenantId)
-    .where('connection_id', '=', viewer.connectionId)
+    .where('audience_id', '=', viewer.connectionId)
     .where('position', '=', sql<string>`any(${positions}::bigint[])`)
     .execute();
   const bodies = new Map(stored.map((row) => [row.position, row.body]));

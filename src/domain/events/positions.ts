@@ -44,17 +44,18 @@ export const beforeAnyEvent = `evt_${zeros}${zeros}`;
 
 export const eventIdPattern = /^evt_[0-9a-f]{32}$/;
 
-/** The part of an event id naming the connection that sees it. */
-function connectionPart(connectionId: string): string {
-  return sha256(connectionId).slice(0, 16);
+/** The part of an event id naming who sees it (a connection, or a restaurant's own webhook). */
+function audiencePart(audienceId: string): string {
+  return sha256(audienceId).slice(0, 16);
 }
 
 /**
- * A connection's id of the event at `position`: `evt_`, 16 hex of the position (so ids sort in
- * feed order), 16 hex of the connection (so every connection has ids of its own).
+ * An audience's id of the event at `position`: `evt_`, 16 hex of the position (so ids sort in
+ * feed order), 16 hex of the audience (so every connection and every restaurant-owned webhook
+ * has ids of its own).
  */
-export function eventId(position: string | number, connectionId: string): string {
-  return `evt_${BigInt(position).toString(16).padStart(16, '0')}${connectionPart(connectionId)}`;
+export function eventId(position: string | number, audienceId: string): string {
+  return `evt_${BigInt(position).toString(16).padStart(16, '0')}${audiencePart(audienceId)}`;
 }
 
 /**
@@ -64,7 +65,7 @@ export function eventId(position: string | number, connectionId: string): string
 export function positionOf(id: string, connectionId: string): string | null {
   if (!eventIdPattern.test(id)) return null;
   if (id === beforeAnyEvent) return '0';
-  if (id.slice(20) !== connectionPart(connectionId)) return null;
+  if (id.slice(20) !== audiencePart(connectionId)) return null;
   const position = BigInt(`0x${id.slice(4, 20)}`);
   return position > 0n && position <= 0x7fffffffffffffffn ? position.toString() : null;
 }

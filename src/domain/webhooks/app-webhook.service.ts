@@ -1,10 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { AppWebhooksTable } from '../../db/schema.ts';
+import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkEventSelection } from './event-selection.ts';
-import { appSigningSecrets, newSigningSecret, replacedSigningSecretValidMs } from './signing-secrets.ts';
+import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
+import { switchedOn } from './switching-off.ts';
 import type { AppWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
 import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 
@@ -28,16 +29,19 @@ async function findApp(ctx: Ctx, ref: AppRef, lock: boolean): Promise<{ id: stri
   return app;
 }
 
-async function requireWebhook(ctx: Ctx, appId: string): Promise<void> {
+/** The id of the app's webhook (404 without one). */
+export async function appWebhookId(ctx: Ctx, ref: AppRef, lock = false): Promise<string> {
+  const app = await findApp(ctx, ref, lock);
   const webhook = await ctx.db
-    .selectFrom('app_webhooks')
-    .select('app_id')
-    .where('app_id', '=', appId)
+    .selectFrom('webhooks')
+    .select('id')
+    .where('app_id', '=', app.id)
     .executeTakeFirst();
   if (!webhook) throw noWebhook();
+  return webhook.id;
 }
 
-function webhookOf(row: Selectable<AppWebhooksTable>): AppWebhook {
+function webhookOf(row: Selectable<WebhooksTable>): AppWebhook {
   return {
     object: 'webhook',
     url: row.url,
@@ -52,11 +56,7 @@ function webhookOf(row: Selectable<AppWebhooksTable>): AppWebhook {
 
 export async function getAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhook> {
   const app = await findApp(ctx, ref, false);
-  const row = await ctx.db
-    .selectFrom('app_webhooks')
-    .selectAll()
-    .where('app_id', '=', app.id)
-    .executeTakeFirst();
+  const row = await ctx.db.selectFrom('webhooks').selectAll().where('app_id', '=', app.id).executeTakeFirst();
   if (!row) throw noWebhook();
   return webhookOf(row);
 }
@@ -77,29 +77,25 @@ export async function setAppWebhook(
   const app = await findApp(ctx, input, true);
   const now = ctx.clock.now();
   const existing = await ctx.db
-    .updateTable('app_webhooks')
+    .updateTable('webhooks')
     .set({ url, events, updated_at: now })
     .where('app_id', '=', app.id)
     .returningAll()
     .executeTakeFirst();
   if (existing) return { webhook: webhookOf(existing), created: false, secret: null };
   const row = await ctx.db
-    .insertInto('app_webhooks')
-    .values({ app_id: app.id, url, events, created_at: now, updated_at: now })
+    .insertInto('webhooks')
+    .values({ id: newId(), app_id: app.id, url, events, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const secret = newSigningSecret();
-  await ctx.db
-    .insertInto('app_webhook_secrets')
-    .values({ app_id: app.id, id: newId(), secret, created_at: now, expires_at: null })
-    .execute();
+  const secret = await addSigningSecret(ctx, row.id);
   return { webhook: webhookOf(row), created: true, secret };
 }
 
-/** Deletes the webhook with its secrets (and, once there is one, its delivery log). */
+/** Deletes the webhook with its secrets and its delivery log (events stay in the feed). */
 export async function deleteAppWebhook(ctx: Ctx, ref: AppRef): Promise<void> {
   const app = await findApp(ctx, ref, true);
-  const deleted = await ctx.db.deleteFrom('app_webhooks').where('app_id', '=', app.id).executeTakeFirst();
+  const deleted = await ctx.db.deleteFrom('webhooks').where('app_id', '=', app.id).executeTakeFirst();
   if (deleted.numDeletedRows === 0n) throw noWebhook();
 }
 
@@ -107,8 +103,8 @@ export async function deleteAppWebhook(ctx: Ctx, ref: AppRef): Promise<void> {
 export async function enableAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhook> {
   const app = await findApp(ctx, ref, true);
   const row = await ctx.db
-    .updateTable('app_webhooks')
-    .set({ enabled: true, disabled_at: null, disabled_reason: null, updated_at: ctx.clock.now() })
+    .updateTable('webhooks')
+    .set({ ...switchedOn, updated_at: ctx.clock.now() })
     .where('app_id', '=', app.id)
     .returningAll()
     .executeTakeFirst();
@@ -118,30 +114,11 @@ export async function enableAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhoo
 
 /** The secrets signing now, newest first (two for 24 hours after a rotation). */
 export async function listAppWebhookSecrets(ctx: Ctx, ref: AppRef): Promise<SigningSecretList> {
-  const app = await findApp(ctx, ref, false);
-  await requireWebhook(ctx, app.id);
-  return { object: 'list', data: await appSigningSecrets(ctx.db, app.id, ctx.clock.now()) };
+  const webhookId = await appWebhookId(ctx, ref);
+  return { object: 'list', data: await signingSecrets(ctx.db, webhookId, ctx.clock.now()) };
 }
 
-/**
- * A new signing secret; the current one keeps signing for 24 more hours (a secret already
- * replaced keeps its earlier expiry). The app's row is locked, so it never has two current ones.
- */
+/** A new signing secret; the current one keeps signing for 24 more hours. */
 export async function rotateAppWebhookSecret(ctx: Ctx, ref: AppRef): Promise<RotatedSecret> {
-  const app = await findApp(ctx, ref, true);
-  await requireWebhook(ctx, app.id);
-  const now = ctx.clock.now();
-  const expiresAt = new Date(now.getTime() + replacedSigningSecretValidMs);
-  const replaced = await ctx.db
-    .updateTable('app_webhook_secrets')
-    .set({ expires_at: expiresAt })
-    .where('app_id', '=', app.id)
-    .where('expires_at', 'is', null)
-    .executeTakeFirst();
-  const secret = newSigningSecret();
-  await ctx.db
-    .insertInto('app_webhook_secrets')
-    .values({ app_id: app.id, id: newId(), secret, created_at: now, expires_at: null })
-    .execute();
-  return { secret, previous_secret_expires_at: replaced.numUpdatedRows > 0n ? expiresAt : null };
+  return rotateSigningSecret(ctx, await appWebhookId(ctx, ref, true));
 }

@@ -17,20 +17,23 @@ export function selectionIncludes(selection: readonly string[], type: string): b
   );
 }
 
+/** An enabled webhook that may receive events of a restaurant, and the audience it sees them as. */
 interface Candidate {
   tenant_id: string;
-  connection_id: string;
-  scopes: string[];
-  active: boolean;
-  app_id: string;
+  webhook_id: string;
   events: string[];
+  /** The app's connection to the restaurant; null for the restaurant's own webhook. */
+  connection_id: string | null;
+  scopes: string[] | null;
+  active: boolean;
 }
 
 /*
- * Which app webhooks receive an event (spec: Webhooks), through which connection:
- * - a restaurant event: the enabled webhook of each app with an active connection to the
- *   restaurant whose scopes show the type (the feed's mapping, visibility.ts);
- * - an app.* event (app.disconnected too, unlike the feed): the enabled webhook of the app of the
+ * Which webhooks receive an event, as which audience:
+ * - a restaurant event: the webhook of each app with an active connection to the restaurant whose
+ *   scopes show the type (the feed's mapping, visibility.ts), as that connection; and each of the
+ *   restaurant's own webhooks, as itself (connection_id null);
+ * - an app.* event (app.disconnected too, unlike the feed): only the webhook of the app of the
  *   connection it belongs to, even if that connection just ended;
  * - and only if the webhook's event selection includes the type.
  */
@@ -40,16 +43,57 @@ function recipients(
 ) {
   return candidates.filter((c) => {
     if (c.tenant_id !== event.tenant_id || !selectionIncludes(c.events, event.type)) return false;
-    if (event.type.startsWith('app.')) return c.connection_id === event.connection_id;
-    return c.active && visibleTypes(c.scopes, null).restaurant.includes(event.type as EventType);
+    if (event.type.startsWith('app.'))
+      return c.connection_id !== null && c.connection_id === event.connection_id;
+    if (c.connection_id === null) return true;
+    return c.active && visibleTypes(c.scopes ?? [], null).restaurant.includes(event.type as EventType);
   });
+}
+
+/** The enabled webhooks that may receive events of these restaurants. */
+async function candidatesFor(db: Db, tenants: readonly string[]): Promise<Candidate[]> {
+  const ofApps = db
+    .selectFrom('connections as c')
+    .innerJoin('webhooks as w', 'w.app_id', 'c.app_id')
+    .select([
+      'c.tenant_id',
+      'w.id as webhook_id',
+      'w.events',
+      sql<string | null>`c.id`.as('connection_id'),
+      sql<string[] | null>`c.scopes`.as('scopes'),
+      sql<boolean>`c.ended_at IS NULL`.as('active'),
+    ])
+    .where('c.tenant_id', '=', sql<string>`any(${tenants}::uuid[])`)
+    .where('w.enabled', '=', true);
+  const own = db
+    .selectFrom('webhooks as w')
+    .select([
+      sql<string>`w.tenant_id`.as('tenant_id'),
+      'w.id as webhook_id',
+      'w.events',
+      sql<string | null>`NULL::uuid`.as('connection_id'),
+      sql<string[] | null>`NULL::text[]`.as('scopes'),
+      sql<boolean>`true`.as('active'),
+    ])
+    .where('w.tenant_id', '=', sql<string>`any(${tenants}::uuid[])`)
+    .where('w.enabled', '=', true);
+  return ofApps.unionAll(own).execute();
+}
+
+/** Rows one multi-row insert takes (PostgreSQL allows 65,535 parameters per statement). */
+const insertChunk = 1000;
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += insertChunk) out.push(rows.slice(i, i + insertChunk));
+  return out;
 }
 
 /*
  * Creates the webhook deliveries of the events stamped since the last run, oldest first, and
- * freezes each one's envelope for its connection (the same row GET /events reads). One fan-out at
- * a time (the progress row is locked); test events (`data.test`) are not fanned out. Running it
- * again creates nothing twice. Returns how many deliveries it created.
+ * freezes each one's envelope for its audience (for a connection the same row GET /events reads).
+ * One fan-out at a time (the progress row is locked); test events (`data.test`) are not fanned
+ * out. Running it again creates nothing twice. Returns how many deliveries it created.
  */
 export async function fanOutDeliveries(db: Db, clock: Clock): Promise<number> {
   return db.transaction().execute(async (trx) => {
@@ -67,56 +111,51 @@ export async function fanOutDeliveries(db: Db, clock: Clock): Promise<number> {
       .execute();
     const last = events.at(-1);
     if (!last) return 0;
-    const tenants = [...new Set(events.map((event) => event.tenant_id))];
-    const candidates = await trx
-      .selectFrom('connections as c')
-      .innerJoin('app_webhooks as w', 'w.app_id', 'c.app_id')
-      .select([
-        'c.tenant_id',
-        'c.id as connection_id',
-        'c.scopes',
-        sql<boolean>`c.ended_at IS NULL`.as('active'),
-        'w.app_id',
-        'w.events',
-      ])
-      .where('c.tenant_id', '=', sql<string>`any(${tenants}::uuid[])`)
-      .where('w.enabled', '=', true)
-      .execute();
+    const candidates = await candidatesFor(trx, [...new Set(events.map((event) => event.tenant_id))]);
     const now = clock.now();
-    let created = 0;
+    const envelopes = [];
+    const deliveries = [];
     for (const event of events) {
       if ((event.data as { test?: unknown }).test === true) continue;
+      const position = String(event.position);
       for (const to of recipients(event, candidates)) {
-        const position = String(event.position);
-        await trx
-          .insertInto('event_envelopes')
-          .values({
-            tenant_id: event.tenant_id,
-            position,
-            connection_id: to.connection_id,
-            body: envelopeJson(event, to.connection_id),
-          })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-        const inserted = await trx
-          .insertInto('webhook_deliveries')
-          .values({
-            id: newId(),
-            app_id: to.app_id,
-            tenant_id: event.tenant_id,
-            position,
-            connection_id: to.connection_id,
-            event_type: event.type,
-            livemode: event.livemode,
-            next_attempt_at: now,
-            delivered_at: null,
-            given_up_at: null,
-            created_at: now,
-          })
-          .onConflict((oc) => oc.doNothing())
-          .executeTakeFirst();
-        created += Number(inserted.numInsertedOrUpdatedRows ?? 0);
+        const audience = { id: to.connection_id ?? to.webhook_id, connectionId: to.connection_id };
+        envelopes.push({
+          tenant_id: event.tenant_id,
+          position,
+          audience_id: audience.id,
+          body: envelopeJson(event, audience),
+        });
+        deliveries.push({
+          id: newId(),
+          webhook_id: to.webhook_id,
+          tenant_id: event.tenant_id,
+          position,
+          audience_id: audience.id,
+          event_type: event.type,
+          livemode: event.livemode,
+          next_attempt_at: now,
+          delivered_at: null,
+          given_up_at: null,
+          created_at: now,
+        });
       }
+    }
+    for (const rows of chunks(envelopes)) {
+      await trx
+        .insertInto('event_envelopes')
+        .values(rows)
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    let created = 0;
+    for (const rows of chunks(deliveries)) {
+      const inserted = await trx
+        .insertInto('webhook_deliveries')
+        .values(rows)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      created += Number(inserted.numInsertedOrUpdatedRows ?? 0);
     }
     await trx
       .updateTable('webhook_fanout')

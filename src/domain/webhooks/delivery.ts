@@ -1,31 +1,25 @@
-import { sql } from 'kysely';
+import DataLoader from 'dataloader';
+import { type RawBuilder, sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
-import type { Clock } from '../context.ts';
+import { type Clock, systemCtx } from '../context.ts';
 import { eventId } from '../events/positions.ts';
 import { signatureHeader } from './signature.ts';
-import { appSigningSecrets } from './signing-secrets.ts';
+import { countOutcomes } from './switching-off.ts';
 import { checkPublicHost } from './webhook-address.ts';
 
-/** spec: Webhooks, Retries: the wait before attempt n+1 (index n, from 1); attempt 1 is at once. */
+/** spec: Webhooks, Retries: the wait before attempt n (index n, from 1); attempt 1 is at once. */
 const minute = 60 * 1000;
-const waitsBeforeAttempt = [
-  0,
-  0,
-  1 * minute,
-  5 * minute,
-  30 * minute,
-  120 * minute,
-  360 * minute,
-  720 * minute,
-  1440 * minute,
-];
+const waitsBeforeAttempt = [0, 0, 1, 5, 30, 120, 360, 720, 1440].map((m) => m * minute);
 export const maxDeliveryAttempts = 8;
 
-/** How long an 8th attempt stays claimed (its result normally arrives within the time-out). */
-const lastAttemptLeaseMs = 10 * minute;
-
-/** Most deliveries one run sends (at once, in parallel). */
-const deliveryBatch = 50;
+/** Most deliveries one claim takes. */
+const claimBatch = 100;
+/** Most sends one worker process has open at once, in all and to one webhook. */
+const maxInFlight = 500;
+const maxInFlightPerWebhook = 50;
+/** A claimed delivery whose worker died is sent again this long after its time-out. */
+const leaseMarginMs = 5000;
 
 export interface WebhookDeliverySettings {
   /** WEBHOOKS_ALLOW_INSECURE: http and loopback receivers, for test restaurants' events only. */
@@ -36,76 +30,80 @@ export interface WebhookDeliverySettings {
   timeoutMs: number;
 }
 
-interface ClaimedDelivery {
+/** A delivery taken for one send, with everything the send needs. */
+interface Claimed {
   id: string;
-  app_id: string;
-  tenant_id: string;
+  webhook_id: string;
   position: string;
-  connection_id: string;
+  audience_id: string;
   event_type: string;
   livemode: boolean;
-  attempt: number;
+  attempts: number;
+  /** This send's number (Service-Delivery-Attempt). */
+  sends: number;
   url: string;
   body: string;
+  /** Newest first. */
   secrets: string[];
 }
 
-/*
- * Claims the due deliveries (FOR UPDATE SKIP LOCKED, so concurrent workers take different ones)
- * and counts their attempt: next_attempt_at moves to the time of the following attempt at once,
- * so the claim needs no transaction held during the send. Deliveries of a webhook switched off
- * meanwhile wait.
- */
-async function claimDue(db: Db, now: Date): Promise<ClaimedDelivery[]> {
-  return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('app_webhooks as w', 'w.app_id', 'd.app_id')
-      .innerJoin('event_envelopes as e', (join) =>
-        join
-          .onRef('e.tenant_id', '=', 'd.tenant_id')
-          .onRef('e.position', '=', 'd.position')
-          .onRef('e.connection_id', '=', 'd.connection_id'),
-      )
-      .select([
-        'd.id',
-        'd.app_id',
-        'd.tenant_id',
-        sql<string>`d.position::text`.as('position'),
-        'd.connection_id',
-        'd.event_type',
-        'd.livemode',
-        'd.attempts',
-        'w.url',
-        'e.body',
-      ])
-      .where('d.next_attempt_at', '<=', now)
-      .where('w.enabled', '=', true)
-      .orderBy('d.next_attempt_at')
-      .limit(deliveryBatch)
-      .forUpdate('d')
-      .skipLocked()
-      .execute();
-    const claimed: ClaimedDelivery[] = [];
-    for (const row of due) {
-      const attempt = row.attempts + 1;
-      const next =
-        attempt < maxDeliveryAttempts
-          ? new Date(now.getTime() + (waitsBeforeAttempt[attempt + 1] ?? 0))
-          : new Date(now.getTime() + lastAttemptLeaseMs);
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ attempts: attempt, next_attempt_at: next })
-        .where('id', '=', row.id)
-        .execute();
-      const secrets = await appSigningSecrets(trx, row.app_id, now);
-      claimed.push({ ...row, attempt, secrets: secrets.map((s) => s.secret) });
-    }
-    return claimed;
-  });
+/** The columns a claim returns: the delivery, its frozen envelope, the address and the secrets. */
+function claimedColumns(now: Date): RawBuilder<unknown> {
+  return sql`d.id, d.webhook_id, d.position::text AS position, d.audience_id, d.event_type, d.livemode,
+    d.attempts, d.sends, w.url, e.body,
+    (SELECT array_agg(s.secret ORDER BY s.created_at DESC, s.id DESC) FROM webhook_secrets s
+      WHERE s.webhook_id = d.webhook_id AND (s.expires_at IS NULL OR s.expires_at > ${now})) AS secrets`;
 }
 
-interface Outcome {
+/*
+ * Claims due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED, so concurrent workers take
+ * different ones) and counts their attempt in the same statement. next_attempt_at moves past the
+ * send's time-out (a lease): the outcome sets the real next time, and if this worker dies the
+ * delivery is sent again once the lease ends. No transaction stays open during the send.
+ */
+async function claimDue(
+  db: Db,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+  busyWebhooks: readonly string[],
+): Promise<Claimed[]> {
+  const result = await sql<Claimed>`
+    UPDATE webhook_deliveries d
+    SET attempts = d.attempts + 1, sends = d.sends + 1, next_attempt_at = ${new Date(now.getTime() + leaseMs)}
+    FROM (
+      SELECT q.id FROM webhook_deliveries q JOIN webhooks qw ON qw.id = q.webhook_id
+      WHERE q.next_attempt_at <= ${now} AND qw.enabled AND q.webhook_id <> all(${busyWebhooks}::uuid[])
+      ORDER BY q.next_attempt_at
+      LIMIT ${limit}
+      FOR UPDATE OF q SKIP LOCKED
+    ) due, webhooks w, event_envelopes e
+    WHERE d.id = due.id AND w.id = d.webhook_id
+      AND e.tenant_id = d.tenant_id AND e.position = d.position AND e.audience_id = d.audience_id
+    RETURNING ${claimedColumns(now)}`.execute(db);
+  return result.rows;
+}
+
+/** Takes one delivery for a send outside the schedule (a resend): its number goes on, the 8 do not. */
+export async function claimForResend(db: Db, now: Date, deliveryId: string): Promise<Claimed> {
+  const result = await sql<Claimed>`
+    UPDATE webhook_deliveries d SET sends = d.sends + 1
+    FROM webhooks w, event_envelopes e
+    WHERE d.id = ${deliveryId} AND w.id = d.webhook_id
+      AND e.tenant_id = d.tenant_id AND e.position = d.position AND e.audience_id = d.audience_id
+    RETURNING ${claimedColumns(now)}`.execute(db);
+  const [claimed] = result.rows;
+  if (!claimed) throw new Error(`no delivery ${deliveryId}`);
+  return claimed;
+}
+
+/** One send's result, as the delivery log keeps it. */
+export interface Outcome {
+  delivery: Claimed;
+  /** A scheduled attempt (a failure sets the next one) or a resend (a failure changes nothing). */
+  scheduled: boolean;
+  startedAt: Date;
+  durationMs: number;
   statusCode: number | null;
   error: string | null;
 }
@@ -115,11 +113,23 @@ interface Outcome {
  * status, a time-out, a refused or reset connection, or an address that is no longer allowed
  * (checked again right before, against DNS rebinding) are failures. The response body is not read.
  */
-async function send(
-  delivery: ClaimedDelivery,
+export async function send(
+  delivery: Claimed,
+  scheduled: boolean,
   settings: WebhookDeliverySettings,
   clock: Clock,
 ): Promise<Outcome> {
+  const startedAt = clock.now();
+  const began = performance.now();
+  const result = await post(delivery, settings, startedAt);
+  return { delivery, scheduled, startedAt, durationMs: Math.round(performance.now() - began), ...result };
+}
+
+async function post(
+  delivery: Claimed,
+  settings: WebhookDeliverySettings,
+  now: Date,
+): Promise<{ statusCode: number | null; error: string | null }> {
   const url = new URL(delivery.url);
   // Insecure receivers only for test restaurants' events (webhook-address.ts).
   const allowInsecure = settings.allowInsecure && !delivery.livemode;
@@ -138,10 +148,10 @@ async function send(
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': settings.userAgent,
-        'Service-Signature': signatureHeader(delivery.body, delivery.secrets, clock.now()),
-        'Service-Event-Id': eventId(delivery.position, delivery.connection_id),
+        'Service-Signature': signatureHeader(delivery.body, delivery.secrets, now),
+        'Service-Event-Id': eventId(delivery.position, delivery.audience_id),
         'Service-Event-Type': delivery.event_type,
-        'Service-Delivery-Attempt': String(delivery.attempt),
+        'Service-Delivery-Attempt': String(delivery.sends),
       },
       body: delivery.body,
     });
@@ -149,64 +159,125 @@ async function send(
     const ok = response.status >= 200 && response.status < 300;
     return { statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError')
+    if ((error as Error).name === 'TimeoutError')
       return { statusCode: null, error: `No answer within ${settings.timeoutMs} ms.` };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     return { statusCode: null, error: cause?.code ?? cause?.message ?? (error as Error).message };
   }
 }
 
-/** Logs the attempt; a success ends the delivery, as does a failed 8th attempt (given up). */
-async function recordOutcome(
-  db: Db,
-  delivery: ClaimedDelivery,
-  startedAt: Date,
-  durationMs: number,
-  outcome: Outcome,
-): Promise<void> {
+/*
+ * Writes outcomes, many sends in one transaction: the log rows; a success ends its delivery; a
+ * failed scheduled attempt sets the next (none after the 8th: given up), unless a newer send of
+ * the delivery started meanwhile or it was skipped; then each webhook's failure streak
+ * (switching-off.ts).
+ */
+export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Outcome[]): Promise<void> {
+  const succeeded = outcomes.filter((o) => o.error === null);
+  const retried = outcomes.filter((o) => o.error !== null && o.scheduled);
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('webhook_delivery_attempts')
-      .values({
-        delivery_id: delivery.id,
-        attempt: delivery.attempt,
-        started_at: startedAt,
-        status_code: outcome.statusCode,
-        duration_ms: Math.round(durationMs),
-        error: outcome.error,
-      })
+      .values(
+        outcomes.map((o) => ({
+          delivery_id: o.delivery.id,
+          attempt: o.delivery.sends,
+          started_at: o.startedAt,
+          status_code: o.statusCode,
+          duration_ms: o.durationMs,
+          error: o.error,
+        })),
+      )
       .execute();
-    if (outcome.error === null) {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ delivered_at: startedAt, next_attempt_at: null })
-        .where('id', '=', delivery.id)
-        .execute();
-    } else if (delivery.attempt >= maxDeliveryAttempts) {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ given_up_at: startedAt, next_attempt_at: null })
-        .where('id', '=', delivery.id)
-        .execute();
+    if (succeeded.length > 0) {
+      await sql`
+        UPDATE webhook_deliveries d SET delivered_at = u.at, next_attempt_at = NULL
+        FROM unnest(${succeeded.map((o) => o.delivery.id)}::uuid[],
+                    ${succeeded.map((o) => o.startedAt.toISOString())}::timestamptz[]) AS u(id, at)
+        WHERE d.id = u.id AND d.delivered_at IS NULL`.execute(trx);
     }
+    if (retried.length > 0) {
+      const last = (o: Outcome) => o.delivery.attempts >= maxDeliveryAttempts;
+      const at = (o: Outcome, wait: number) => new Date(o.startedAt.getTime() + wait).toISOString();
+      await sql`
+        UPDATE webhook_deliveries d SET next_attempt_at = u.next, given_up_at = u.given_up
+        FROM unnest(${retried.map((o) => o.delivery.id)}::uuid[],
+                    ${retried.map((o) => o.delivery.sends)}::int[],
+                    ${retried.map((o) => (last(o) ? null : at(o, waitsBeforeAttempt[o.delivery.attempts + 1] ?? 0)))}::timestamptz[],
+                    ${retried.map((o) => (last(o) ? at(o, 0) : null))}::timestamptz[]) AS u(id, send, next, given_up)
+        WHERE d.id = u.id AND d.sends = u.send AND d.delivered_at IS NULL AND d.skipped_at IS NULL`.execute(
+        trx,
+      );
+    }
+    await countOutcomes(
+      systemCtx(trx, clock),
+      outcomes.map((o) => ({ webhookId: o.delivery.webhook_id, ok: o.error === null, at: o.startedAt })),
+    );
   });
 }
 
-/** Sends every due delivery once, in parallel; a slow receiver holds up none of the others. */
-export async function deliverDueWebhooks(
-  db: Db,
-  clock: Clock,
-  settings: WebhookDeliverySettings,
-): Promise<number> {
-  const startedAt = clock.now();
-  const claimed = await claimDue(db, startedAt);
-  await Promise.all(
-    claimed.map(async (delivery) => {
-      const began = performance.now();
-      const outcome = await send(delivery, settings, clock);
-      await recordOutcome(db, delivery, startedAt, performance.now() - began, outcome);
-    }),
-  );
-  return claimed.length;
+/**
+ * Sends due deliveries (one per worker process). Sends run in the background, up to 500 at once
+ * and 50 to one webhook, so a receiver that hangs holds up at most its own deliveries; their
+ * outcomes are written in batches.
+ */
+export class WebhookSender {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #settings: WebhookDeliverySettings;
+  readonly #sending = new Set<Promise<void>>();
+  readonly #perWebhook = new Map<string, number>();
+  readonly #outcomes: DataLoader<Outcome, void>;
+  readonly #log: Logger;
+
+  constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#settings = settings;
+    this.#log = log;
+    this.#outcomes = new DataLoader<Outcome, void>(
+      async (batch) => {
+        await writeOutcomes(db, clock, batch);
+        return batch.map(() => undefined);
+      },
+      { cache: false, maxBatchSize: 200, batchScheduleFn: (write) => setTimeout(write, 5) },
+    );
+  }
+
+  /** Claims what is due while there is room and starts sending it; returns how many it started. */
+  async deliverDue(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      const room = Math.min(claimBatch, maxInFlight - this.#sending.size);
+      if (room <= 0) break;
+      const busy = [...this.#perWebhook].filter(([, n]) => n >= maxInFlightPerWebhook).map(([id]) => id);
+      const leaseMs = this.#settings.timeoutMs + leaseMarginMs;
+      const claimed = await claimDue(this.#db, this.#clock.now(), room, leaseMs, busy);
+      for (const delivery of claimed) this.#start(delivery);
+      started += claimed.length;
+      if (claimed.length < room) break;
+    }
+    return started;
+  }
+
+  /** Resolves once every send started so far has its outcome written. */
+  async idle(): Promise<void> {
+    while (this.#sending.size > 0) await Promise.all(this.#sending);
+  }
+
+  #start(delivery: Claimed): void {
+    const count = (delta: number) => {
+      const n = (this.#perWebhook.get(delivery.webhook_id) ?? 0) + delta;
+      if (n === 0) this.#perWebhook.delete(delivery.webhook_id);
+      else this.#perWebhook.set(delivery.webhook_id, n);
+    };
+    count(1);
+    const sending = send(delivery, true, this.#settings, this.#clock)
+      .finally(() => count(-1))
+      .then((outcome) => this.#outcomes.load(outcome))
+      // Unwritten, the delivery is sent again once its lease ends.
+      .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
+      .finally(() => this.#sending.delete(sending));
+    this.#sending.add(sending);
+  }
 }

@@ -1,10 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { RestaurantWebhooksTable } from '../../db/schema.ts';
+import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkEventSelection } from './event-selection.ts';
-import { newSigningSecret, replacedSigningSecretValidMs } from './signing-secrets.ts';
+import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
+import { skipOpenDeliveries, switchedOn } from './switching-off.ts';
 import type { RestaurantWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
 import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 
@@ -58,10 +59,10 @@ function rulesFor(restaurant: { livemode: boolean }, setting: AddressRules): Add
   return { allowInsecure: setting.allowInsecure && !restaurant.livemode };
 }
 
-function webhookOf(row: Selectable<RestaurantWebhooksTable>): RestaurantWebhook {
+function webhookOf(row: Selectable<WebhooksTable>): RestaurantWebhook {
   return {
     id: row.id,
-    restaurant_id: row.tenant_id,
+    restaurant_id: row.tenant_id as string,
     object: 'webhook',
     url: row.url,
     events: row.events,
@@ -79,7 +80,7 @@ export async function listRestaurantWebhooks(
 ): Promise<{ object: 'list'; data: RestaurantWebhook[] }> {
   const restaurant = await findRestaurant(ctx, ref, false);
   const rows = await ctx.db
-    .selectFrom('restaurant_webhooks')
+    .selectFrom('webhooks')
     .selectAll()
     .where('tenant_id', '=', restaurant.id)
     .orderBy('created_at')
@@ -103,7 +104,7 @@ export async function createRestaurantWebhook(
   const restaurant = await findRestaurant(ctx, input, true);
   const url = (await checkWebhookUrl(input.url, rulesFor(restaurant, input.rules))).href;
   const count = await ctx.db
-    .selectFrom('restaurant_webhooks')
+    .selectFrom('webhooks')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('tenant_id', '=', restaurant.id)
     .executeTakeFirstOrThrow();
@@ -111,26 +112,18 @@ export async function createRestaurantWebhook(
     throw new ApiError('limit_exceeded', `A restaurant can have at most ${maxRestaurantWebhooks} webhooks.`);
   const now = ctx.clock.now();
   const row = await ctx.db
-    .insertInto('restaurant_webhooks')
-    .values({ tenant_id: restaurant.id, id: newId(), url, events, created_at: now, updated_at: now })
+    .insertInto('webhooks')
+    .values({ id: newId(), tenant_id: restaurant.id, url, events, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const secret = newSigningSecret();
-  await ctx.db
-    .insertInto('restaurant_webhook_secrets')
-    .values({
-      tenant_id: restaurant.id,
-      webhook_id: row.id,
-      id: newId(),
-      secret,
-      created_at: now,
-      expires_at: null,
-    })
-    .execute();
+  const secret = await addSigningSecret(ctx, row.id);
   return { webhook: webhookOf(row), secret };
 }
 
-/** Changes the address, the selection (checked as on creation) or switches the webhook on or off. */
+/**
+ * Changes the address, the selection (checked as on creation) or switches the webhook on or off
+ * (switched off, its open deliveries are skipped).
+ */
 export async function updateRestaurantWebhook(
   ctx: Ctx,
   input: RestaurantRef &
@@ -147,10 +140,10 @@ export async function updateRestaurantWebhook(
     input.enabled === undefined
       ? {}
       : input.enabled
-        ? { enabled: true, disabled_at: null, disabled_reason: null }
+        ? switchedOn
         : { enabled: false, disabled_at: now, disabled_reason: 'Switched off by the restaurant.' };
   const row = await ctx.db
-    .updateTable('restaurant_webhooks')
+    .updateTable('webhooks')
     .set({
       ...(url === undefined ? {} : { url }),
       ...(events === undefined ? {} : { events }),
@@ -162,17 +155,18 @@ export async function updateRestaurantWebhook(
     .returningAll()
     .executeTakeFirst();
   if (!row) throw noWebhook(input.webhookId);
+  if (input.enabled === false) await skipOpenDeliveries(ctx.db, row.id, now);
   return webhookOf(row);
 }
 
-/** Deletes the webhook with its secrets. */
+/** Deletes the webhook with its secrets and its delivery log. */
 export async function deleteRestaurantWebhook(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<void> {
   const restaurant = await findRestaurant(ctx, input, true);
   const deleted = await ctx.db
-    .deleteFrom('restaurant_webhooks')
+    .deleteFrom('webhooks')
     .where('tenant_id', '=', restaurant.id)
     .where('id', '=', knownId(input.webhookId))
     .executeTakeFirst();
@@ -184,18 +178,8 @@ export async function listRestaurantWebhookSecrets(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<SigningSecretList> {
-  const restaurant = await findRestaurant(ctx, input, false);
-  await findWebhook(ctx, restaurant.id, input.webhookId);
-  const rows = await ctx.db
-    .selectFrom('restaurant_webhook_secrets')
-    .select(['secret', 'created_at', 'expires_at'])
-    .where('tenant_id', '=', restaurant.id)
-    .where('webhook_id', '=', input.webhookId)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ctx.clock.now())]))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  return { object: 'list', data: rows };
+  const webhookId = await restaurantWebhookId(ctx, input, false);
+  return { object: 'list', data: await signingSecrets(ctx.db, webhookId, ctx.clock.now()) };
 }
 
 /** A new signing secret; the current one keeps signing for 24 more hours. */
@@ -203,40 +187,24 @@ export async function rotateRestaurantWebhookSecret(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<RotatedSecret> {
-  const restaurant = await findRestaurant(ctx, input, true);
-  await findWebhook(ctx, restaurant.id, input.webhookId);
-  const now = ctx.clock.now();
-  const expiresAt = new Date(now.getTime() + replacedSigningSecretValidMs);
-  const replaced = await ctx.db
-    .updateTable('restaurant_webhook_secrets')
-    .set({ expires_at: expiresAt })
-    .where('tenant_id', '=', restaurant.id)
-    .where('webhook_id', '=', input.webhookId)
-    .where('expires_at', 'is', null)
-    .executeTakeFirst();
-  const secret = newSigningSecret();
-  await ctx.db
-    .insertInto('restaurant_webhook_secrets')
-    .values({
-      tenant_id: restaurant.id,
-      webhook_id: input.webhookId,
-      id: newId(),
-      secret,
-      created_at: now,
-      expires_at: null,
-    })
-    .execute();
-  return { secret, previous_secret_expires_at: replaced.numUpdatedRows > 0n ? expiresAt : null };
+  return rotateSigningSecret(ctx, await restaurantWebhookId(ctx, input, true));
 }
 
-async function findWebhook(ctx: Ctx, tenantId: string, webhookId: string): Promise<void> {
+/** The id of one of the restaurant's webhooks (404 for another restaurant's, or a malformed id). */
+export async function restaurantWebhookId(
+  ctx: Ctx,
+  input: RestaurantRef & { webhookId: string },
+  lock: boolean,
+): Promise<string> {
+  const restaurant = await findRestaurant(ctx, input, lock);
   const found = await ctx.db
-    .selectFrom('restaurant_webhooks')
+    .selectFrom('webhooks')
     .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', knownId(webhookId))
+    .where('tenant_id', '=', restaurant.id)
+    .where('id', '=', knownId(input.webhookId))
     .executeTakeFirst();
-  if (!found) throw noWebhook(webhookId);
+  if (!found) throw noWebhook(input.webhookId);
+  return found.id;
 }
 
 /** A webhook id that is no UUID names no webhook (and must not reach the uuid column). */
