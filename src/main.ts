@@ -7,8 +7,8 @@ import { type Database, type DatabaseTarget, openDatabase } from './db/client.ts
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './domain/context.ts';
 import { describeDemoData, seedDemoData } from './domain/demo/demo-data.ts';
+import { webhookDeliverySettings } from './domain/webhooks/delivery.ts';
 import { emailTransport } from './worker/email-transport.ts';
-import { webhookDeliverySettings } from './worker/webhook-delivery.job.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
 
 export type Role = 'api' | 'worker' | 'all';

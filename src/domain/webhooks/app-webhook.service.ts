@@ -3,6 +3,7 @@ import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
 import { switchedOn } from './switching-off.ts';
@@ -29,8 +30,8 @@ async function findApp(ctx: Ctx, ref: AppRef, lock: boolean): Promise<{ id: stri
   return app;
 }
 
-/** The id of the app's webhook (404 without one). */
-export async function appWebhookId(ctx: Ctx, ref: AppRef, lock = false): Promise<string> {
+/** The app's webhook (404 without one). */
+export async function findAppWebhook(ctx: Ctx, ref: AppRef, lock = false): Promise<LoggedWebhook> {
   const app = await findApp(ctx, ref, lock);
   const webhook = await ctx.db
     .selectFrom('webhooks')
@@ -38,7 +39,7 @@ export async function appWebhookId(ctx: Ctx, ref: AppRef, lock = false): Promise
     .where('app_id', '=', app.id)
     .executeTakeFirst();
   if (!webhook) throw noWebhook();
-  return webhook.id;
+  return { id: webhook.id, appId: app.id, tenantId: null };
 }
 
 function webhookOf(row: Selectable<WebhooksTable>): AppWebhook {
@@ -114,11 +115,11 @@ export async function enableAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhoo
 
 /** The secrets signing now, newest first (two for 24 hours after a rotation). */
 export async function listAppWebhookSecrets(ctx: Ctx, ref: AppRef): Promise<SigningSecretList> {
-  const webhookId = await appWebhookId(ctx, ref);
-  return { object: 'list', data: await signingSecrets(ctx.db, webhookId, ctx.clock.now()) };
+  const webhook = await findAppWebhook(ctx, ref);
+  return { object: 'list', data: await signingSecrets(ctx.db, webhook.id, ctx.clock.now()) };
 }
 
 /** A new signing secret; the current one keeps signing for 24 more hours. */
 export async function rotateAppWebhookSecret(ctx: Ctx, ref: AppRef): Promise<RotatedSecret> {
-  return rotateSigningSecret(ctx, await appWebhookId(ctx, ref, true));
+  return rotateSigningSecret(ctx, (await findAppWebhook(ctx, ref, true)).id);
 }

@@ -30,6 +30,18 @@ export interface WebhookDeliverySettings {
   timeoutMs: number;
 }
 
+/** The delivery settings of a deployment: the 10 s time-out, the documentation address in the User-Agent. */
+export function webhookDeliverySettings(config: {
+  baseUrl: string;
+  webhooksAllowInsecure: boolean;
+}): WebhookDeliverySettings {
+  return {
+    allowInsecure: config.webhooksAllowInsecure,
+    userAgent: `Service-Webhooks/1.0 (+${config.baseUrl}/v1/openapi.json)`,
+    timeoutMs: 10_000,
+  };
+}
+
 /** A delivery taken for one send, with everything the send needs. */
 interface Claimed {
   id: string;

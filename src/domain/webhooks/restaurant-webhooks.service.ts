@@ -3,6 +3,7 @@ import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
 import { skipOpenDeliveries, switchedOn } from './switching-off.ts';
@@ -178,8 +179,8 @@ export async function listRestaurantWebhookSecrets(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<SigningSecretList> {
-  const webhookId = await restaurantWebhookId(ctx, input, false);
-  return { object: 'list', data: await signingSecrets(ctx.db, webhookId, ctx.clock.now()) };
+  const webhook = await restaurantWebhookOf(ctx, input, false);
+  return { object: 'list', data: await signingSecrets(ctx.db, webhook.id, ctx.clock.now()) };
 }
 
 /** A new signing secret; the current one keeps signing for 24 more hours. */
@@ -187,15 +188,15 @@ export async function rotateRestaurantWebhookSecret(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<RotatedSecret> {
-  return rotateSigningSecret(ctx, await restaurantWebhookId(ctx, input, true));
+  return rotateSigningSecret(ctx, (await restaurantWebhookOf(ctx, input, true)).id);
 }
 
-/** The id of one of the restaurant's webhooks (404 for another restaurant's, or a malformed id). */
-export async function restaurantWebhookId(
+/** One of the restaurant's webhooks (404 for another restaurant's, or a malformed id). */
+export async function restaurantWebhookOf(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
   lock: boolean,
-): Promise<string> {
+): Promise<LoggedWebhook> {
   const restaurant = await findRestaurant(ctx, input, lock);
   const found = await ctx.db
     .selectFrom('webhooks')
@@ -204,7 +205,7 @@ export async function restaurantWebhookId(
     .where('id', '=', knownId(input.webhookId))
     .executeTakeFirst();
   if (!found) throw noWebhook(input.webhookId);
-  return found.id;
+  return { id: found.id, appId: null, tenantId: restaurant.id };
 }
 
 /** A webhook id that is no UUID names no webhook (and must not reach the uuid column). */

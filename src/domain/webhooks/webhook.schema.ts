@@ -53,3 +53,46 @@ export const WebhookInputSchema = Type.Object(
   { additionalProperties: false },
 );
 export type WebhookInput = Static<typeof WebhookInputSchema>;
+
+/** One attempt in the delivery log. */
+const DeliveryAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer({ description: 'The send number (Service-Delivery-Attempt), resends included.' }),
+    started_at: Timestamp,
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    duration_ms: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/** A delivery of one event to one webhook, with its attempts and the envelope it sends. */
+export const DeliverySchema = Type.Object(
+  {
+    object: Type.Literal('webhook_delivery'),
+    id: Type.String(),
+    event_id: Type.String(),
+    event_type: Type.String(),
+    status: Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('delivered'),
+      Type.Literal('given_up'),
+      Type.Literal('skipped'),
+      Type.Literal('failed'),
+    ]),
+    scheduled_attempts: Type.Integer({ description: 'Scheduled attempts made, at most 8.' }),
+    next_attempt_at: Type.Union([Timestamp, Type.Null()]),
+    delivered_at: Type.Union([Timestamp, Type.Null()]),
+    created_at: Timestamp,
+    event: Type.Record(Type.String(), Type.Unknown()),
+    attempts: Type.Array(DeliveryAttemptSchema),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryView = Static<typeof DeliverySchema>;
+
+export const DeliveryListSchema = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(DeliverySchema), has_more: Type.Boolean() },
+  { additionalProperties: false },
+);
+export type DeliveryList = Static<typeof DeliveryListSchema>;

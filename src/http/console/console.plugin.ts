@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../domain/context.ts';
+import { webhookRouteOptions } from './delivery-log.route.ts';
 import { type SignedInApiOptions, signedInApi } from './signed-in-api.ts';
 import { appWebhookRoutes } from './webhook.route.ts';
 
@@ -20,5 +21,5 @@ export async function consolePlugin(app: FastifyInstance, options: SignedInApiOp
     cookieName: 'servery_console_session',
     mayUse: isDeveloper,
   });
-  appWebhookRoutes(app, signedIn, { allowInsecure: options.config.webhooksAllowInsecure ?? false });
+  appWebhookRoutes(app, signedIn, webhookRouteOptions(options));
 }

@@ -33,6 +33,12 @@ export interface SurfaceRules {
 /** What a signed-in route gets: the account and a ctx whose db is the request's transaction when it writes. */
 export type SignedInHandler<T> = (ctx: Ctx, accountId: string, request: FastifyRequest) => Promise<T>;
 
+/** Wraps a signed-in route's handler (see signedInApi). */
+export type SignedIn = <T>(
+  writes: boolean,
+  handler: SignedInHandler<T>,
+) => (request: FastifyRequest) => Promise<T>;
+
 /*
  * Failed sign-ins per e-mail and IP address: 10 in 15 minutes, counted together with the consent
  * page's (the same limit name), so switching pages buys no extra guesses.
@@ -60,7 +66,7 @@ export async function signedInApi(
   app: FastifyInstance,
   options: SignedInApiOptions,
   surface: SurfaceRules,
-): Promise<<T>(writes: boolean, handler: SignedInHandler<T>) => (request: FastifyRequest) => Promise<T>> {
+): Promise<SignedIn> {
   const { db, clock } = options;
   const ctx = systemCtx(db, clock);
   const secure = new URL(options.config.appUrl ?? options.config.baseUrl).protocol === 'https:';

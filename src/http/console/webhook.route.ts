@@ -3,6 +3,7 @@ import Type from 'typebox';
 import {
   deleteAppWebhook,
   enableAppWebhook,
+  findAppWebhook,
   getAppWebhook,
   listAppWebhookSecrets,
   rotateAppWebhookSecret,
@@ -15,10 +16,8 @@ import {
   type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import type { AddressRules } from '../../domain/webhooks/webhook-address.ts';
-import type { SignedInHandler } from './signed-in-api.ts';
-
-type SignedIn = <T>(writes: boolean, handler: SignedInHandler<T>) => (request: FastifyRequest) => Promise<T>;
+import { deliveryLogRoutes, type WebhookRouteOptions } from './delivery-log.route.ts';
+import type { SignedIn } from './signed-in-api.ts';
 
 const base = '/console/api/apps/:client_id/webhook';
 const params = Type.Object({ client_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
@@ -30,7 +29,11 @@ const appOf = (request: FastifyRequest, developerId: string) => ({
 });
 
 /** The app's webhook in the console: only the app's developer (another developer's app is 404). */
-export function appWebhookRoutes(app: FastifyInstance, signedIn: SignedIn, rules: AddressRules): void {
+export function appWebhookRoutes(
+  app: FastifyInstance,
+  signedIn: SignedIn,
+  { rules, delivery, limiters }: WebhookRouteOptions,
+): void {
   app.get(
     base,
     { schema: { params, querystring: noQuery, response: { 200: AppWebhookSchema } } },
@@ -77,4 +80,12 @@ export function appWebhookRoutes(app: FastifyInstance, signedIn: SignedIn, rules
     { schema: { params, querystring: noQuery, body: noBody, response: { 200: RotatedSecretSchema } } },
     signedIn(true, (ctx, accountId, request) => rotateAppWebhookSecret(ctx, appOf(request, accountId))),
   );
+
+  deliveryLogRoutes(app, signedIn, {
+    base,
+    params,
+    delivery,
+    limiters,
+    webhookOf: (ctx, accountId, request) => findAppWebhook(ctx, appOf(request, accountId)),
+  });
 }

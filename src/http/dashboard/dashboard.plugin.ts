@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { webhookRouteOptions } from '../console/delivery-log.route.ts';
 import { type SignedInApiOptions, signedInApi } from '../console/signed-in-api.ts';
 import { restaurantWebhookRoutes } from './webhooks.route.ts';
 
@@ -12,5 +13,5 @@ export async function dashboardPlugin(app: FastifyInstance, options: SignedInApi
     cookieName: 'servery_dashboard_session',
     mayUse: async () => true,
   });
-  restaurantWebhookRoutes(app, signedIn, { allowInsecure: options.config.webhooksAllowInsecure ?? false });
+  restaurantWebhookRoutes(app, signedIn, webhookRouteOptions(options));
 }

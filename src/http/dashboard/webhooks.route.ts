@@ -5,6 +5,7 @@ import {
   deleteRestaurantWebhook,
   listRestaurantWebhookSecrets,
   listRestaurantWebhooks,
+  restaurantWebhookOf,
   rotateRestaurantWebhookSecret,
   updateRestaurantWebhook,
 } from '../../domain/webhooks/restaurant-webhooks.service.ts';
@@ -15,10 +16,8 @@ import {
   type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import type { AddressRules } from '../../domain/webhooks/webhook-address.ts';
-import type { SignedInHandler } from '../console/signed-in-api.ts';
-
-type SignedIn = <T>(writes: boolean, handler: SignedInHandler<T>) => (request: FastifyRequest) => Promise<T>;
+import { deliveryLogRoutes, type WebhookRouteOptions } from '../console/delivery-log.route.ts';
+import type { SignedIn } from '../console/signed-in-api.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id/webhooks';
 const restaurantParams = Type.Object(
@@ -54,7 +53,11 @@ const refOf = (request: FastifyRequest, accountId: string) => {
 };
 
 /** A restaurant's own webhooks in the dashboard: only its owners (for anyone else it is 404). */
-export function restaurantWebhookRoutes(app: FastifyInstance, signedIn: SignedIn, rules: AddressRules): void {
+export function restaurantWebhookRoutes(
+  app: FastifyInstance,
+  signedIn: SignedIn,
+  { rules, delivery, limiters }: WebhookRouteOptions,
+): void {
   app.get(
     base,
     { schema: { params: restaurantParams, querystring: noQuery, response: { 200: WebhookListSchema } } },
@@ -135,4 +138,12 @@ export function restaurantWebhookRoutes(app: FastifyInstance, signedIn: SignedIn
       rotateRestaurantWebhookSecret(ctx, refOf(request, accountId)),
     ),
   );
+
+  deliveryLogRoutes(app, signedIn, {
+    base: `${base}/:webhook_id`,
+    params: webhookParams,
+    delivery,
+    limiters,
+    webhookOf: (ctx, accountId, request) => restaurantWebhookOf(ctx, refOf(request, accountId), false),
+  });
 }

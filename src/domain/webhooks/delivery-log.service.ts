@@ -1,0 +1,241 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { envelopeJson } from '../events/envelope.ts';
+import { type EventType, eventTypes, recordEvent } from '../events/events.store.ts';
+import { eventId, stampEventPositions } from '../events/positions.ts';
+import { newId } from '../ids.ts';
+import { claimForResend, send, type WebhookDeliverySettings, writeOutcomes } from './delivery.ts';
+import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A webhook as the log needs it: whose it is decides which test events it may be sent. */
+export interface LoggedWebhook {
+  id: string;
+  appId: string | null;
+  tenantId: string | null;
+}
+
+/** A test event or resend that failed has no next attempt: `failed`. */
+function statusOf(row: {
+  delivered_at: Date | null;
+  given_up_at: Date | null;
+  skipped_at: Date | null;
+  next_attempt_at: Date | null;
+}): DeliveryView['status'] {
+  if (row.delivered_at) return 'delivered';
+  if (row.skipped_at) return 'skipped';
+  if (row.given_up_at) return 'given_up';
+  return row.next_attempt_at ? 'pending' : 'failed';
+}
+
+/** Deliveries of one webhook, newest first, each with its attempts (the delivery log). */
+async function deliveriesOf(
+  ctx: Ctx,
+  webhookId: string,
+  where: { id?: string; before?: string },
+  limit: number,
+): Promise<DeliveryView[]> {
+  let query = ctx.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('event_envelopes as e', (join) =>
+      join
+        .onRef('e.tenant_id', '=', 'd.tenant_id')
+        .onRef('e.position', '=', 'd.position')
+        .onRef('e.audience_id', '=', 'd.audience_id'),
+    )
+    .select([
+      'd.id',
+      sql<string>`d.position::text`.as('position'),
+      'd.audience_id',
+      'd.event_type',
+      'd.attempts',
+      'd.sends',
+      'd.next_attempt_at',
+      'd.delivered_at',
+      'd.given_up_at',
+      'd.skipped_at',
+      'd.created_at',
+      'e.body',
+    ])
+    .where('d.webhook_id', '=', webhookId)
+    .orderBy('d.id', 'desc')
+    .limit(limit);
+  if (where.id !== undefined) query = query.where('d.id', '=', where.id);
+  if (where.before !== undefined) query = query.where('d.id', '<', where.before);
+  const rows = await query.execute();
+  if (rows.length === 0) return [];
+  const attempts = await ctx.db
+    .selectFrom('webhook_delivery_attempts')
+    .select(['delivery_id', 'attempt', 'started_at', 'status_code', 'duration_ms', 'error'])
+    .where('delivery_id', '=', sql<string>`any(${rows.map((row) => row.id)}::uuid[])`)
+    .orderBy('attempt')
+    .execute();
+  return rows.map((row) => ({
+    object: 'webhook_delivery',
+    id: row.id,
+    event_id: eventId(row.position, row.audience_id),
+    event_type: row.event_type,
+    status: statusOf(row),
+    scheduled_attempts: row.attempts,
+    next_attempt_at: row.next_attempt_at,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at,
+    event: JSON.parse(row.body) as Record<string, unknown>,
+    attempts: attempts
+      .filter((a) => a.delivery_id === row.id)
+      .map(({ delivery_id: _, ...attempt }) => attempt),
+  }));
+}
+
+/** The log, newest first: `limit` deliveries before the delivery `before` (an id from the log). */
+export async function listDeliveries(
+  ctx: Ctx,
+  webhookId: string,
+  page: { limit: number; before?: string },
+): Promise<DeliveryList> {
+  if (page.before !== undefined && !uuidPattern.test(page.before))
+    throw new ApiError('invalid_request', 'before is not a delivery id.', { param: 'before' });
+  const rows = await deliveriesOf(ctx, webhookId, { before: page.before }, page.limit + 1);
+  return { object: 'list', data: rows.slice(0, page.limit), has_more: rows.length > page.limit };
+}
+
+export async function getDelivery(ctx: Ctx, webhookId: string, deliveryId: string): Promise<DeliveryView> {
+  const [delivery] = uuidPattern.test(deliveryId)
+    ? await deliveriesOf(ctx, webhookId, { id: deliveryId }, 1)
+    : [];
+  if (!delivery) throw new ApiError('not_found', `This webhook has no delivery ${deliveryId}.`);
+  return delivery;
+}
+
+/**
+ * Sends a delivery once more, now (spec: Webhooks, Console): the same envelope and id, a fresh
+ * signature, the attempt number going on; not one of the 8 scheduled attempts, so a failure
+ * changes no schedule. A success completes the delivery. Returns the delivery after the send.
+ */
+export async function resendDelivery(
+  ctx: Ctx,
+  webhookId: string,
+  deliveryId: string,
+  settings: WebhookDeliverySettings,
+): Promise<DeliveryView> {
+  await getDelivery(ctx, webhookId, deliveryId);
+  const claimed = await claimForResend(ctx.db, ctx.clock.now(), deliveryId);
+  await writeOutcomes(ctx.db, ctx.clock, [await send(claimed, false, settings, ctx.clock)]);
+  return getDelivery(ctx, webhookId, deliveryId);
+}
+
+/** spec: Webhooks, Console: resends and test events together, at most 10 a minute per app. */
+export const manualSendLimit = { keyPrefix: 'webhook-manual-sends', points: 10, durationSeconds: 60 };
+
+/** A test event's type: any event type (no app.* to a restaurant's own webhook) or ping. */
+export function checkTestEventType(webhook: LoggedWebhook, type: string): EventType {
+  const allowed = webhook.appId === null ? eventTypes.filter((t) => !t.startsWith('app.')) : eventTypes;
+  const known = allowed.find((t) => t === type);
+  if (!known)
+    throw new ApiError('invalid_request', `type must be one of ${allowed.join(', ')}.`, { param: 'type' });
+  return known;
+}
+
+/**
+ * Where a test event takes its restaurant from: for the app's webhook, its newest active
+ * connection to a test restaurant (test events use test-restaurant data only); for a
+ * restaurant's own webhook, that restaurant.
+ */
+async function testAudience(
+  ctx: Ctx,
+  webhook: LoggedWebhook,
+): Promise<{ tenantId: string; audienceId: string; connectionId: string | null }> {
+  if (webhook.tenantId !== null)
+    return { tenantId: webhook.tenantId, audienceId: webhook.id, connectionId: null };
+  const connection = await ctx.db
+    .selectFrom('connections as c')
+    .innerJoin('restaurants as r', 'r.id', 'c.tenant_id')
+    .select(['c.id', 'c.tenant_id'])
+    .where('c.app_id', '=', webhook.appId as string)
+    .where('c.ended_at', 'is', null)
+    .where('r.livemode', '=', false)
+    .orderBy('c.created_at', 'desc')
+    .executeTakeFirst();
+  if (!connection)
+    throw new ApiError(
+      'invalid_request',
+      'Test events use test-restaurant data: connect the app to a test restaurant first.',
+    );
+  return { tenantId: connection.tenant_id, audienceId: connection.id, connectionId: connection.id };
+}
+
+/*
+ * Sends a test event of `type` (any event type, or `ping`) to the webhook now: `livemode` false,
+ * `data.test` true, `data.object` (and the rest of `data`) those of the restaurant's newest event
+ * of that type if it has one, else null. It gets an id like any event but is never listed by
+ * GET /events nor fanned out to other webhooks; it appears in this webhook's log.
+ */
+export async function sendTestEvent(
+  ctx: Ctx,
+  webhook: LoggedWebhook,
+  type: EventType,
+  settings: WebhookDeliverySettings,
+): Promise<DeliveryView> {
+  const audience = await testAudience(ctx, webhook);
+  const sample = await ctx.db
+    .selectFrom('events')
+    .select('data')
+    .where('tenant_id', '=', audience.tenantId)
+    .where('type', '=', type)
+    .where(sql<boolean>`(data->>'test') IS DISTINCT FROM 'true'`)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  const data = { object: null, ...(sample?.data as Record<string, unknown> | undefined), test: true };
+  const outboxId = await ctx.db.transaction().execute((trx) =>
+    recordEvent(
+      { ...ctx, db: trx },
+      {
+        tenantId: audience.tenantId,
+        type,
+        connectionId: audience.connectionId,
+        livemode: false,
+        data,
+      },
+    ),
+  );
+  await stampEventPositions(ctx.db);
+  const event = await ctx.db
+    .selectFrom('events')
+    .select(['tenant_id', 'position', 'type', 'livemode', 'data', 'created_at'])
+    .where('tenant_id', '=', audience.tenantId)
+    .where('id', '=', outboxId)
+    .executeTakeFirstOrThrow();
+  const position = String(event.position);
+  const now = ctx.clock.now();
+  const deliveryId = newId();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('event_envelopes')
+      .values({
+        tenant_id: audience.tenantId,
+        position,
+        audience_id: audience.audienceId,
+        body: envelopeJson(event, { id: audience.audienceId, connectionId: audience.connectionId }),
+      })
+      .execute();
+    await trx
+      .insertInto('webhook_deliveries')
+      .values({
+        id: deliveryId,
+        webhook_id: webhook.id,
+        tenant_id: audience.tenantId,
+        position,
+        audience_id: audience.audienceId,
+        event_type: type,
+        livemode: false,
+        next_attempt_at: null,
+        delivered_at: null,
+        given_up_at: null,
+        created_at: now,
+      })
+      .execute();
+  });
+  return resendDelivery(ctx, webhook.id, deliveryId, settings);
+}
