@@ -17,20 +17,24 @@ export interface Received {
 
 /**
  * A real HTTP receiver on a loopback port. The path says how it answers: `/ok/…` 200, `/fail/…`
- * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never.
+ * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never; a path in `down` answers 503
+ * (a receiver that is down until the test takes it out).
  */
 export async function startReceiver(): Promise<{
   base: string;
   received: Received[];
+  down: Set<string>;
   close(): Promise<void>;
 }> {
   const received: Received[] = [];
+  const down = new Set<string>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '';
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (down.has(path)) return res.writeHead(503).end('down');
       if (path.startsWith('/hang/')) return;
       if (path.startsWith('/fail/')) return res.writeHead(500).end('nope');
       if (path.startsWith('/redirect/')) return res.writeHead(302, { location: '/ok/redirected' }).end();
@@ -42,6 +46,7 @@ export async function startReceiver(): Promise<{
   return {
     base: `http://127.0.0.1:${port}`,
     received,
+    down,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
