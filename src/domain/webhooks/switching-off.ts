@@ -27,56 +27,58 @@ export async function skipOpenDeliveries(db: Db, webhookId: string, now: Date): 
 }
 
 /**
- * Counts the outcomes of attempts in a webhook's streak (in the caller's transaction): a success
- * ends the streak, a failure lengthens it. A webhook whose streak reached 10 failures spanning
- * 24 hours is switched off: its open deliveries are skipped and its developer (the app's webhook)
- * or the restaurant's owners (its own) are e-mailed. Returns the ids of webhooks switched off.
+ * Counts the outcomes of sends in each webhook's streak (in the caller's transaction), in the
+ * order they started: a success ends the streak, a failure lengthens it. A webhook whose streak
+ * reached 10 failures spanning 24 hours is switched off: its open deliveries are skipped and its
+ * developer (the app's webhook) or the restaurant's owners (its own) are e-mailed.
  */
 export async function countOutcomes(
   ctx: Ctx,
   outcomes: ReadonlyArray<{ webhookId: string; ok: boolean; at: Date }>,
-): Promise<string[]> {
-  const succeeded = [...new Set(outcomes.filter((o) => o.ok).map((o) => o.webhookId))];
-  if (succeeded.length > 0) {
-    await ctx.db
-      .updateTable('webhooks')
-      .set({ failures_in_row: 0, failing_since: null })
-      .where('id', '=', sql<string>`any(${succeeded}::uuid[])`)
-      .where('failures_in_row', '>', 0)
-      .execute();
-  }
-  const failures = new Map<string, { count: number; first: Date }>();
-  for (const o of outcomes) {
-    if (o.ok) continue;
-    const seen = failures.get(o.webhookId);
-    failures.set(o.webhookId, {
-      count: (seen?.count ?? 0) + 1,
-      first: seen && seen.first < o.at ? seen.first : o.at,
-    });
-  }
-  const switchedOff: string[] = [];
-  for (const [webhookId, { count, first }] of failures) {
-    const streak = await ctx.db
-      .updateTable('webhooks')
-      .set((eb) => ({
-        failures_in_row: eb('failures_in_row', '+', count),
-        failing_since: eb.fn.coalesce('failing_since', eb.val(first)),
-      }))
-      .where('id', '=', webhookId)
-      .returning(['enabled', 'failures_in_row', 'failing_since'])
-      .executeTakeFirst();
-    const now = ctx.clock.now();
-    if (
-      streak?.enabled &&
-      streak.failing_since !== null &&
-      streak.failures_in_row >= failuresToSwitchOff &&
-      now.getTime() - streak.failing_since.getTime() >= failingForMs
-    ) {
-      await switchOff(ctx, webhookId, streak.failures_in_row, streak.failing_since);
-      switchedOff.push(webhookId);
+): Promise<void> {
+  const byWebhook = new Map<string, Array<{ ok: boolean; at: Date }>>();
+  for (const { webhookId, ...outcome } of outcomes)
+    byWebhook.set(webhookId, [...(byWebhook.get(webhookId) ?? []), outcome]);
+  for (const [webhookId, list] of byWebhook) {
+    list.sort((a, b) => a.at.getTime() - b.at.getTime());
+    const lastSuccess = list.findLastIndex((o) => o.ok);
+    const failures = list.slice(lastSuccess + 1);
+    const firstFailure = failures[0]?.at ?? null;
+    if (lastSuccess >= 0) {
+      const restart = ctx.db
+        .updateTable('webhooks')
+        .set({ failures_in_row: failures.length, failing_since: firstFailure })
+        .where('id', '=', webhookId);
+      // The common case, all went well: no write (no row lock) unless a streak was running.
+      await (failures.length > 0 ? restart : restart.where('failures_in_row', '>', 0)).execute();
+    } else {
+      await ctx.db
+        .updateTable('webhooks')
+        .set((eb) => ({
+          failures_in_row: eb('failures_in_row', '+', failures.length),
+          failing_since: eb.fn.coalesce('failing_since', eb.val(firstFailure)),
+        }))
+        .where('id', '=', webhookId)
+        .execute();
     }
+    if (failures.length > 0) await switchOffIfFailing(ctx, webhookId);
   }
-  return switchedOff;
+}
+
+async function switchOffIfFailing(ctx: Ctx, webhookId: string): Promise<void> {
+  const streak = await ctx.db
+    .selectFrom('webhooks')
+    .select(['enabled', 'failures_in_row', 'failing_since'])
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+  const now = ctx.clock.now();
+  if (
+    streak?.enabled &&
+    streak.failing_since !== null &&
+    streak.failures_in_row >= failuresToSwitchOff &&
+    now.getTime() - streak.failing_since.getTime() >= failingForMs
+  )
+    await switchOff(ctx, webhookId, streak.failures_in_row, streak.failing_since);
 }
 
 async function switchOff(ctx: Ctx, webhookId: string, failures: number, since: Date): Promise<void> {
@@ -89,15 +91,14 @@ async function switchOff(ctx: Ctx, webhookId: string, failures: number, since: D
     .returning(['app_id', 'tenant_id', 'url'])
     .executeTakeFirstOrThrow();
   await skipOpenDeliveries(ctx.db, webhookId, now);
-  const lines = [
+  const what = [
     `The webhook ${webhook.url} was switched off: ${reason}`,
-    'Deliveries still open were skipped. Events stay available for 30 days through GET /v1/events,',
-    'and skipped deliveries can be resent from the delivery log once the webhook is switched on again.',
+    'Deliveries still open were skipped; they can be resent from the delivery log.',
   ];
   if (webhook.tenant_id !== null) {
     await emailOwners(ctx, webhook.tenant_id, 'A webhook of your restaurant was switched off', [
-      ...lines.slice(0, 1),
-      'Switch it on again in the dashboard once the receiving address works.',
+      ...what,
+      'Switch it on again in the dashboard once the address receives again.',
     ]);
     return;
   }
@@ -107,10 +108,15 @@ async function switchOff(ctx: Ctx, webhookId: string, failures: number, since: D
     .select(['a.email', 'p.name'])
     .where('p.id', '=', webhook.app_id as string)
     .executeTakeFirstOrThrow();
+  const lines = [
+    ...what,
+    'Every event stays available for 30 days through GET /v1/events.',
+    'Switch the webhook on again in the developer console once your receiver works.',
+  ];
   await queueEmail(ctx, {
     tenantId: null,
     to: developer.email,
     subject: `The webhook of ${developer.name} was switched off`,
-    text: `${[...lines, 'Switch it on again in the developer console once the receiver works.'].join('\n')}\n`,
+    text: `${lines.join('\n')}\n`,
   });
 }
