@@ -6,7 +6,7 @@ import { sendError } from './error-reply.ts';
 /*
  * Unknown path → 404 not_found; a known path with a method it does not have → 405
  * method_not_allowed with `Allow`. Fastify answers both with 404, so every route is also
- * recorded in a router of our own that tells which methods a path has.
+ * recorded in a router of our own that tells which methods a path has. Both are never cached.
  */
 export function notFoundOrMethodNotAllowed(
   app: FastifyInstance,
@@ -24,6 +24,8 @@ export function notFoundOrMethodNotAllowed(
     for (const method of methods) known.add(method);
   });
   return (request, reply) => {
+    // Never cached: /oauth/token and /oauth/revoke must say so on every answer, a 405 included.
+    reply.header('cache-control', 'no-store');
     const path = request.url.split('?')[0] ?? '/';
     const found = paths.find('GET', path);
     const allowed = found ? methodsByRoute.get((found.store as { url: string }).url) : undefined;

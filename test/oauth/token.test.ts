@@ -30,6 +30,15 @@ const countTokens = async () => ({
   ).length,
 });
 
+test('another method on the token and revocation endpoints: 405 with Allow, no-store too', async () => {
+  for (const url of ['/oauth/token', '/oauth/revoke']) {
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'POST');
+    assert.equal(res.headers['cache-control'], 'no-store');
+  }
+});
+
 test('a code exchange answers exactly the spec’s body, no-store, and its access token works on /v1 with the consented scopes', async () => {
   const client = await makeClient(t);
   const res = await exchange(t, client, await mintCode(t, client, { scopes: ['menu:read', 'orders:read'] }));
