@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { Db } from '../../src/db/client.ts';
@@ -17,7 +17,8 @@ export interface Received {
 
 /**
  * A real HTTP receiver on a loopback port. The path says how it answers: `/ok/…` 200, `/fail/…`
- * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never; a path in `down` answers 503
+ * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never, `/reset/…` drops the connection,
+ * `/huge/…` 200 with an endless body; a path in `down` answers 503
  * (a receiver that is down until the test takes it out).
  */
 export async function startReceiver(): Promise<{
@@ -36,6 +37,8 @@ export async function startReceiver(): Promise<{
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       if (down.has(path)) return res.writeHead(503).end('down');
       if (path.startsWith('/hang/')) return;
+      if (path.startsWith('/reset/')) return req.socket.destroy();
+      if (path.startsWith('/huge/')) return streamForever(res);
       if (path.startsWith('/fail/')) return res.writeHead(500).end('nope');
       if (path.startsWith('/redirect/')) return res.writeHead(302, { location: '/ok/redirected' }).end();
       res.writeHead(200).end('thanks');
@@ -52,6 +55,18 @@ export async function startReceiver(): Promise<{
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** 200, then 1 MiB chunks until the client goes away. */
+function streamForever(res: ServerResponse): void {
+  const chunk = Buffer.alloc(1024 * 1024, 'x');
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  const more = () => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', more);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  more();
 }
 
 export const settings: WebhookDeliverySettings = {

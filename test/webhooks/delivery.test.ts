@@ -22,7 +22,7 @@ after(async () => {
 
 let serial = 0;
 /** A fresh receiver path of the given kind, so each test reads only its own requests. */
-function path(kind: 'ok' | 'fail' | 'redirect' | 'hang'): string {
+function path(kind: 'ok' | 'fail' | 'redirect' | 'hang' | 'reset' | 'huge'): string {
   serial += 1;
   return `/${kind}/${serial}`;
 }
@@ -269,6 +269,30 @@ describe('failures', () => {
     assert.equal(of(fine.restaurantId)?.error, null);
     assert.ok(of(fine.restaurantId)?.delivered_at);
   });
+});
+
+test('a reset connection is a failure; an endless 2xx body is a success, never read', async () => {
+  const reset = await makeTenant(t.ctx, { livemode: false });
+  const huge = await makeTenant(t.ctx, { livemode: false });
+  const rp = path('reset');
+  const hp = path('huge');
+  await webhookFor(t, reset, `${receiver.base}${rp}`);
+  await webhookFor(t, huge, `${receiver.base}${hp}`);
+  await record(t, reset, 'order.created', undefined, { livemode: false });
+  await record(t, huge, 'order.created', undefined, { livemode: false });
+  await runJob(t.database.db, t.clock, 2000);
+  const rows = await t.database.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+    .select(['d.tenant_id', 'd.delivered_at', 'a.status_code', 'a.error'])
+    .where('d.tenant_id', 'in', [reset.restaurantId, huge.restaurantId])
+    .execute();
+  const of = (id: string) => rows.find((row) => row.tenant_id === id);
+  assert.equal(of(reset.restaurantId)?.delivered_at, null);
+  assert.equal(of(reset.restaurantId)?.status_code, null);
+  assert.ok(of(reset.restaurantId)?.error);
+  assert.equal(of(huge.restaurantId)?.status_code, 200);
+  assert.ok(of(huge.restaurantId)?.delivered_at);
 });
 
 test('two workers at once deliver each event once', async () => {
