@@ -14,6 +14,8 @@ export interface BenchDatabase {
   readonly database: Database;
   /** Where the data lives, for the report (no password). */
   readonly where: string;
+  /** The PostgreSQL database's connection string, for a service process of its own (null on PGlite). */
+  readonly url: string | null;
   /** Closes the database and removes it (the temp directory, or DROP DATABASE). */
   dispose(): Promise<void>;
 }
@@ -32,6 +34,7 @@ async function openPglite(): Promise<BenchDatabase> {
     return {
       database,
       where: dataDir,
+      url: null,
       dispose: async () => {
         try {
           await database.close();
@@ -96,6 +99,7 @@ async function openPostgres(serverUrl: string): Promise<BenchDatabase> {
     return {
       database,
       where: redact(url.toString()),
+      url: url.toString(),
       dispose: async () => {
         try {
           await database.close();

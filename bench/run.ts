@@ -1,7 +1,8 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres]`: requests/s and latency of an
- * authenticated `GET /v1/me` against a bare route returning the same bytes, on PGlite and on
- * PostgreSQL. See docs/performance.md for what is measured and how to read it.
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks]`: requests/s and latency
+ * of an authenticated `GET /v1/me` against a bare route returning the same bytes, on PGlite and on
+ * PostgreSQL; on PostgreSQL also the token endpoint and webhook delivery (bench/webhooks.ts).
+ * See docs/performance.md for what is measured and how to read it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import { makeTenant } from '../test/harness.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchOAuth } from './oauth.ts';
+import { benchWebhooks } from './webhooks.ts';
 
 const barePath = '/bench/bare';
 const mePath = '/v1/me';
@@ -25,12 +27,13 @@ interface Options {
   warmup: number;
   rounds: number;
   connections: number;
-  only: BenchDatabaseKind | null;
+  /** One database, or the webhook bench alone. */
+  only: BenchDatabaseKind | 'webhooks' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -61,8 +64,8 @@ function parseOptions(): Options {
     usage((error as Error).message);
   }
   const only = values.only ?? null;
-  if (only !== null && only !== 'pglite' && only !== 'postgres') {
-    usage(`--only must be pglite or postgres, got "${only}"`);
+  if (only !== null && only !== 'pglite' && only !== 'postgres' && only !== 'webhooks') {
+    usage(`--only must be pglite, postgres or webhooks, got "${only}"`);
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -389,7 +392,8 @@ function table(runs: readonly DatabaseRun[]): string {
 
 async function main(): Promise<void> {
   const options = parseOptions();
-  const kinds: BenchDatabaseKind[] = options.only ? [options.only] : ['pglite', 'postgres'];
+  const kinds: BenchDatabaseKind[] =
+    options.only === 'webhooks' ? [] : options.only ? [options.only] : ['pglite', 'postgres'];
   const cpus = os.cpus();
   // The bench needs the machine to itself: anything else running skews both routes, the DB-bound one most.
   const idleCheck = cpuSnapshot();
@@ -429,13 +433,17 @@ async function main(): Promise<void> {
     '',
     `Servery bench, ${new Date().toISOString()}`,
     `node ${process.version}, ${os.platform()} ${os.arch()}, ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${busyBefore.toFixed(0)} % busy before the bench`,
-    `${options.connections} connections, ${options.duration} s per route in ${options.rounds} alternating round(s) (bare, me), ${options.warmup} s warm-up per route`,
-    'load generator: autocannon in a child process; bare route on the same Fastify instance; latencies over every response',
-    'server µs/req: CPU time of the server process (Fastify, and PGlite which runs in it) per response; CPU %: whole machine, all processes',
-    `rate limits counted in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'the database (PostgreSQL: table rate_limits; PGlite: memory)'}`,
   ];
+  if (kinds.length > 0) {
+    out.push(
+      `${options.connections} connections, ${options.duration} s per route in ${options.rounds} alternating round(s) (bare, me), ${options.warmup} s warm-up per route`,
+      'load generator: autocannon in a child process; bare route on the same Fastify instance; latencies over every response',
+      'server µs/req: CPU time of the server process (Fastify, and PGlite which runs in it) per response; CPU %: whole machine, all processes',
+      `rate limits counted in ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'the database (PostgreSQL: table rate_limits; PGlite: memory)'}`,
+    );
+  }
   for (const run of runs) out.push(`${run.kind}: ${run.where} (body ${run.bodyBytes} bytes)`);
-  out.push('', runs.length > 0 ? table(runs) : '(no results)', '');
+  if (kinds.length > 0) out.push('', runs.length > 0 ? table(runs) : '(no results)', '');
   const postgres = runs.find((r) => r.kind === 'postgres');
   if (postgres) {
     const ratio = postgres.me.rps / postgres.bare.rps;
@@ -451,6 +459,15 @@ async function main(): Promise<void> {
     }));
     out.push(...oauth.lines);
     crashes.push(...oauth.failures);
+  }
+  // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
+  if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {
+    const webhooks = await benchWebhooks(options).catch((error: Error) => ({
+      lines: [],
+      failures: [`postgres webhooks: ${error.message}`],
+    }));
+    out.push(...webhooks.lines);
+    crashes.push(...webhooks.failures);
   }
   const failures = [...runs.flatMap((r) => r.failures), ...crashes];
   if (interrupted) failures.push('interrupted');

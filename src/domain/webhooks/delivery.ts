@@ -17,7 +17,7 @@ export const maxDeliveryAttempts = 8;
 const claimBatch = 100;
 /** Most sends one worker process has open at once, in all and to one webhook. */
 const maxInFlight = 500;
-const maxInFlightPerWebhook = 50;
+const maxInFlightPerWebhook = 100;
 /** A claimed delivery whose worker died is sent again this long after its time-out. */
 const leaseMarginMs = 5000;
 
@@ -230,17 +230,24 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
 
 /**
  * Sends due deliveries (one per worker process). Sends run in the background, up to 500 at once
- * and 50 to one webhook, so a receiver that hangs holds up at most its own deliveries; their
- * outcomes are written in batches.
+ * and 100 to one webhook, so a receiver that hangs holds up at most its own deliveries. When a send ends and more is due, the
+ * sender claims again at once rather than at the next tick. Outcomes are written in batches.
  */
 export class WebhookSender {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #settings: WebhookDeliverySettings;
-  readonly #sending = new Set<Promise<void>>();
-  readonly #perWebhook = new Map<string, number>();
-  readonly #outcomes: DataLoader<Outcome, void>;
   readonly #log: Logger;
+  readonly #outcomes: DataLoader<Outcome, void>;
+  /** Sends not yet written (in flight, or waiting for their outcome's batch). */
+  readonly #unwritten = new Set<Promise<void>>();
+  /** Sends in flight per webhook. */
+  readonly #perWebhook = new Map<string, number>();
+  #inFlight = 0;
+  /** The claiming under way: one at a time. */
+  #claiming: Promise<number> | null = null;
+  /** The last claim took all it could, or left out busy webhooks: claim again when a send ends. */
+  #claimAgain = false;
 
   constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger) {
     this.#db = db;
@@ -257,12 +264,30 @@ export class WebhookSender {
   }
 
   /** Claims what is due while there is room and starts sending it; returns how many it started. */
-  async deliverDue(): Promise<number> {
+  deliverDue(): Promise<number> {
+    this.#claiming ??= this.#claimWhileRoom().finally(() => {
+      this.#claiming = null;
+    });
+    return this.#claiming;
+  }
+
+  /** Resolves once every send started so far has its outcome written. */
+  async idle(): Promise<void> {
+    while (this.#unwritten.size > 0 || this.#claiming) {
+      await this.#claiming;
+      await Promise.all(this.#unwritten);
+    }
+  }
+
+  async #claimWhileRoom(): Promise<number> {
     let started = 0;
     for (;;) {
-      const room = Math.min(claimBatch, maxInFlight - this.#sending.size);
-      if (room <= 0) break;
       const busy = [...this.#perWebhook].filter(([, n]) => n >= maxInFlightPerWebhook).map(([id]) => id);
+      // A claim may take every delivery for one webhook: never more than the busiest one not yet full may add.
+      const fullest = Math.max(0, ...[...this.#perWebhook.values()].filter((n) => n < maxInFlightPerWebhook));
+      const room = Math.min(claimBatch, maxInFlight - this.#inFlight, maxInFlightPerWebhook - fullest);
+      this.#claimAgain = room <= 0 || busy.length > 0;
+      if (room <= 0) break;
       const leaseMs = this.#settings.timeoutMs + leaseMarginMs;
       const claimed = await claimDue(this.#db, this.#clock.now(), room, leaseMs, busy);
       for (const delivery of claimed) this.#start(delivery);
@@ -272,24 +297,26 @@ export class WebhookSender {
     return started;
   }
 
-  /** Resolves once every send started so far has its outcome written. */
-  async idle(): Promise<void> {
-    while (this.#sending.size > 0) await Promise.all(this.#sending);
-  }
-
   #start(delivery: Claimed): void {
     const count = (delta: number) => {
+      this.#inFlight += delta;
       const n = (this.#perWebhook.get(delivery.webhook_id) ?? 0) + delta;
       if (n === 0) this.#perWebhook.delete(delivery.webhook_id);
       else this.#perWebhook.set(delivery.webhook_id, n);
     };
     count(1);
-    const sending = send(delivery, true, this.#settings, this.#clock)
-      .finally(() => count(-1))
+    const unwritten = send(delivery, true, this.#settings, this.#clock)
+      .finally(() => {
+        count(-1);
+        if (this.#claimAgain && !this.#claiming)
+          this.deliverDue().catch((error: unknown) =>
+            this.#log.error({ err: error }, 'claiming webhook deliveries failed'),
+          );
+      })
       .then((outcome) => this.#outcomes.load(outcome))
       // Unwritten, the delivery is sent again once its lease ends.
       .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
-      .finally(() => this.#sending.delete(sending));
-    this.#sending.add(sending);
+      .finally(() => this.#unwritten.delete(unwritten));
+    this.#unwritten.add(unwritten);
   }
 }

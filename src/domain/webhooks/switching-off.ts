@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { Ctx } from '../context.ts';
 import { emailOwners, queueEmail } from '../email/email-outbox.ts';
