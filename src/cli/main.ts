@@ -5,6 +5,7 @@ import { createDeveloperCommand, createOwnerCommand } from './account.commands.t
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
+import { areaCommand, tableCommand } from './table.commands.ts';
 import {
   restaurantWebhookCommand,
   webhookRotateSecretCommand,
@@ -54,6 +55,20 @@ Webhooks (addresses: https, public; WEBHOOKS_ALLOW_INSECURE also allows http and
   restaurant webhook list <slug-or-id>
   restaurant webhook remove <slug-or-id> <webhook_id>
 
+Tables and areas (a restaurant by its slug or id; ids as the list commands print them)
+  area add <slug-or-id> --name <n> [--bookable-online true|false]
+  area list <slug-or-id>
+  area set <slug-or-id> <area_id> [--name <n>] [--bookable-online true|false]
+  area remove <slug-or-id> <area_id>   its tables stay, without an area
+  table add <slug-or-id> --label <l> [--seats <n>] [--area <area_id>] [--min-party <n>]
+      [--bookable-online true|false]  without --seats the table has the default size
+  table list <slug-or-id>             with each table's QR key
+  table set <slug-or-id> <table_id> [--label <l>] [--seats <n>|default] [--area <area_id>|none]
+      [--min-party <n>|none] [--bookable-online true|false]
+  table remove <slug-or-id> <table_id>
+  table qr-key <slug-or-id> <table_id>
+                                    a new QR key; codes printed with the old one stop working
+
   help, --help                      this list
 
 Every command but serve takes --json: its result as one JSON object on stdout.
@@ -79,6 +94,9 @@ const commands: Readonly<Record<string, Command>> = {
   'webhook rotate-secret': webhookRotateSecretCommand,
   // add, list, remove: the third word is read by the command
   'restaurant webhook': restaurantWebhookCommand,
+  // add, list, set, remove (and qr-key): the second word is read by the command
+  table: tableCommand,
+  area: areaCommand,
 };
 
 /** The commands named by a noun and a verb: `owner create`, `app approve`... */

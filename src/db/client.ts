@@ -39,9 +39,22 @@ export function postgresPoolOf(db: Db): pg.Pool | undefined {
   return postgresPools.get(db);
 }
 
+/** A `date` (a restaurant-local calendar day) is read as its text, YYYY-MM-DD: no time zone applies. */
+const dateOid = 1082;
+const asText = (value: string) => value;
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
-    const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === dateOid
+            ? asText
+            : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
     // An idle connection the server ends (a restart, an administrator) is dropped from the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on('error', () => {});
@@ -70,13 +83,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     mkdirSync(target.dataDir, { recursive: true });
     unlock = lockDataDir(target.dataDir);
     try {
-      pglite = await PGlite.create({ dataDir: target.dataDir, loadDataDir: target.initialData });
+      pglite = await PGlite.create({
+        dataDir: target.dataDir,
+        loadDataDir: target.initialData,
+        parsers: { [dateOid]: asText },
+      });
     } catch (error) {
       unlock();
       throw error;
     }
   } else {
-    pglite = await PGlite.create({ loadDataDir: target.initialData });
+    pglite = await PGlite.create({ loadDataDir: target.initialData, parsers: { [dateOid]: asText } });
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return {

@@ -226,6 +226,72 @@ export interface WebhookDeliveryAttemptsTable {
   error: string | null;
 }
 
+/** A restaurant's store settings (see 0011); hours are {weekday, open, close} arrays. */
+export interface StoresTable {
+  tenant_id: string;
+  preorders: Generated<boolean>;
+  pickup: Generated<boolean>;
+  delivery: Generated<boolean>;
+  dine_in: Generated<boolean>;
+  order_statuses: Generated<string[]>;
+  pickup_minutes: Generated<number>;
+  delivery_minutes: Generated<number>;
+  min_order: Generated<number>;
+  always_open: Generated<boolean>;
+  opening_hours: ColumnType<WeeklyWindowRow[], string | undefined, string>;
+  delivery_hours: ColumnType<WeeklyWindowRow[], string | undefined, string>;
+  phone: Generated<string | null>;
+  email: Generated<string | null>;
+  website: Generated<string | null>;
+  address_line: Generated<string | null>;
+  lat: Generated<number | null>;
+  lon: Generated<number | null>;
+  default_table_seats: Generated<number>;
+  paused: Generated<boolean>;
+  paused_until: Generated<Date | null>;
+  pause_note: Generated<string | null>;
+  updated_at: Date;
+}
+
+export interface WeeklyWindowRow {
+  weekday: number;
+  open: string;
+  close: string;
+}
+
+/** A special day; `date` is read as text (YYYY-MM-DD, no time zone involved). */
+export interface StoreClosuresTable {
+  tenant_id: string;
+  date: ColumnType<string, string, string>;
+  closed: boolean;
+  hours: ColumnType<Array<{ open: string; close: string }>, string, string>;
+  note: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A floor area of a restaurant (see 0012). */
+export interface StoreAreasTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  bookable_online: Generated<boolean>;
+  created_at: Date;
+}
+
+/** A table (see 0012): seats null = the store's default_table_seats; qr_key stored as it is. */
+export interface StoreTablesTable {
+  tenant_id: string;
+  id: string;
+  label: string;
+  seats: number | null;
+  area_id: string | null;
+  bookable_online: Generated<boolean>;
+  min_party: number | null;
+  qr_key: string;
+  created_at: Date;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -246,4 +312,8 @@ export interface DB {
   webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  stores: StoresTable;
+  store_closures: StoreClosuresTable;
+  store_areas: StoreAreasTable;
+  store_tables: StoreTablesTable;
 }

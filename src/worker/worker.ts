@@ -5,6 +5,7 @@ import type { Clock } from '../domain/context.ts';
 import { stampEventPositions } from '../domain/events/positions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
+import { liftEndedPauses } from '../domain/store/store.service.ts';
 import { type WebhookDeliverySettings, WebhookSender } from '../domain/webhooks/delivery.ts';
 import { sendDueEmails } from './email.job.ts';
 import type { EmailTransport } from './email-transport.ts';
@@ -50,6 +51,11 @@ export const jobs: readonly Job[] = [
     name: 'send queued e-mails',
     everyMs: 3000,
     run: (db, clock, services) => sendDueEmails(db, clock, services.emailTransport, services.log),
+  },
+  {
+    name: 'lift ended store pauses',
+    everyMs: 5000,
+    run: (db, clock) => liftEndedPauses(db, clock),
   },
   {
     name: 'deliver webhooks',

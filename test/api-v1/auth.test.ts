@@ -47,13 +47,24 @@ before(async () => {
 });
 after(() => t.close());
 
+/** A valid body for each operation that takes one (the unknown-field check adds a field to it). */
+const sampleBodies: Record<string, object> = {
+  testOrderTypes: { dine_in: false },
+  putClosure: { date: '2026-12-24', closed: true },
+};
+const sampleBody = (route: ApiRoute) =>
+  route.schema.body === undefined ? undefined : (sampleBodies[route.schema.operationId] ?? {});
+/** A well-formed value for each path parameter: a date for `:date`, else an unknown uuid. */
+const pathOf = (route: ApiRoute) =>
+  route.url.replace(/:([a-z_]+)/g, (_, name: string) => (name === 'date' ? '2026-12-24' : randomUUID()));
+
 function call(
   route: ApiRoute,
   headers: Record<string, string>,
   options: { query?: string; body?: object } = {},
 ) {
-  const url = `/v1${route.url.replace(/:[a-z_]+/g, randomUUID())}${options.query ?? ''}`;
-  const body = options.body ?? (route.schema.body === undefined ? undefined : { dine_in: false });
+  const url = `/v1${pathOf(route)}${options.query ?? ''}`;
+  const body = options.body ?? sampleBody(route);
   // An address per operation: each stays within the per-address limit of requests without a valid token.
   const index = allRoutes.indexOf(route);
   return t.app.inject({
@@ -150,8 +161,9 @@ describe('every /v1 operation', () => {
       assert.equal(query.json().error.code, 'invalid_request');
       assert.equal(query.json().error.param, 'unknown_param');
       if (route.method !== 'GET') {
-        const sample = route.schema.body === undefined ? {} : { dine_in: false };
-        const body = await call(route, bearer(tenant.token), { body: { ...sample, unknown_field: 1 } });
+        const body = await call(route, bearer(tenant.token), {
+          body: { ...sampleBody(route), unknown_field: 1 },
+        });
         assert.equal(body.statusCode, 400, body.body);
         assert.equal(body.json().error.param, 'unknown_field');
       }

@@ -38,6 +38,30 @@ test('serve on an empty database migrates it, creates the demo data once, and ke
   assert.equal(answer.status, 200);
   assert.equal((answer.body.tenant as { name: string }).name, 'Demo Developer Test Restaurant');
   assert.equal((answer.body.app as { name: string }).name, 'Demo POS');
+  const store = (await (await fetch(`${first.url}/v1/store`, { headers: bearer(token) })).json()) as {
+    opening_hours: Array<{ weekday: number }>;
+    closures: Array<{ date: string; closed: boolean }>;
+    order_types: Record<string, boolean>;
+    address: { city: string };
+  };
+  assert.deepEqual(
+    [...new Set(store.opening_hours.map((w) => w.weekday))],
+    [1, 2, 3, 4, 5, 6],
+    'Monday closed',
+  );
+  assert.deepEqual(
+    store.closures.map((c) => [c.date.slice(5), c.closed]),
+    [
+      ['12-24', false],
+      ['12-25', true],
+    ],
+  );
+  assert.deepEqual(store.order_types, { pickup: true, delivery: true, dine_in: false });
+  assert.equal(store.address.city, 'Berlin');
+  const tables = (await (await fetch(`${first.url}/v1/tables`, { headers: bearer(token) })).json()) as {
+    data: unknown[];
+  };
+  assert.equal(tables.data.length, 10);
   assert.deepEqual(await first.stop(), { code: 0, signal: null });
 
   const second = await startService({ database });

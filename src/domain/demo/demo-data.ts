@@ -8,6 +8,8 @@ import { consentToApp } from '../connections/connections.service.ts';
 import { type Clock, systemCtx } from '../context.ts';
 import { createRestaurant } from '../restaurants/restaurants.service.ts';
 import { scopes } from '../scopes.ts';
+import { demoFloor, demoFloorSummary } from './demo-floor.ts';
+import { demoStore, demoStoreSummary } from './demo-store.ts';
 
 export interface DemoData {
   owner: { email: string; password: string };
@@ -20,8 +22,9 @@ export interface DemoData {
 
 /**
  * On the first start of an empty database: an owner with a restaurant on the pro plan, and a
- * developer with an approved app connected to their test restaurant. Returns what was created
- * (passwords and secrets exist only here), or null when the database already has accounts.
+ * developer with an approved app connected to their test restaurant; both restaurants have the
+ * same hours, special days, tables and areas. Returns what was created (passwords and secrets exist only here), or
+ * null when the database already has accounts.
  */
 export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | null> {
   return db.transaction().execute(async (trx) => {
@@ -43,6 +46,8 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       livemode: true,
       ownerIds: [owner.id],
     });
+    await demoStore({ ...ctx, tenantId: restaurant.id }, restaurant.timezone);
+    await demoFloor({ ...ctx, tenantId: restaurant.id });
 
     const developerLogin = { email: 'developer@demo.servery.test', password: password() };
     const developer = await createAccount(ctx, {
@@ -59,6 +64,8 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       livemode: false,
       ownerIds: [developer.id],
     });
+    await demoStore({ ...ctx, tenantId: testRestaurant.id }, testRestaurant.timezone);
+    await demoFloor({ ...ctx, tenantId: testRestaurant.id });
     const redirectUri = 'http://127.0.0.1:8080/callback';
     const { app, clientSecret } = await createApp(ctx, {
       developerId: developer.id,
@@ -94,12 +101,16 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `                     owns "${demo.restaurant.name}" (pro plan, live)`,
     `  Developer          ${demo.developer.email}  password ${demo.developer.password}`,
     `                     test restaurant "${demo.testRestaurant.name}"`,
+    `  Both restaurants   ${demoStoreSummary};`,
+    `                     ${demoFloorSummary}`,
     `  App "Demo POS"     client_id ${demo.app.clientId}`,
     `                     client_secret ${demo.app.clientSecret}`,
     `                     redirect_uri ${demo.app.redirectUri} (approved, connected to the test restaurant)`,
     '',
     '  Try the API with the app’s access token (valid one hour):',
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/me`,
+    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/store`,
+    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/tables`,
     `  The API's description: ${baseUrl}/v1/openapi.json`,
     '',
   ].join('\n');

@@ -132,6 +132,7 @@ export async function createRestaurant(ctx: Ctx, input: NewRestaurant): Promise<
       })),
     )
     .execute();
+  await ctx.db.insertInto('stores').values({ tenant_id: restaurant.id, updated_at: now }).execute();
   return restaurant;
 }
 

@@ -3,6 +3,7 @@ import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { ownedRestaurant, type RestaurantRef } from '../restaurants/owned-restaurant.ts';
 import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
@@ -13,47 +14,8 @@ import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 /** Webhooks a restaurant may have of its own (spec: Limits). */
 export const maxRestaurantWebhooks = 5;
 
-/** Which restaurant: as one of its owners (dashboard) or as the operator (CLI: accountId null). */
-export interface RestaurantRef {
-  restaurantId: string;
-  accountId: string | null;
-}
-
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noWebhook = (id: string) => new ApiError('not_found', `This restaurant has no webhook ${id}.`);
-
-/**
- * The restaurant, its row locked when `lock` (so two additions cannot both pass the limit).
- * A restaurant the account does not own is not found, as an unknown one.
- */
-async function findRestaurant(
-  ctx: Ctx,
-  ref: RestaurantRef,
-  lock: boolean,
-): Promise<{ id: string; livemode: boolean }> {
-  const notFound = new ApiError('not_found', `No restaurant ${ref.restaurantId}.`);
-  if (!uuidPattern.test(ref.restaurantId)) throw notFound;
-  let query = ctx.db
-    .selectFrom('restaurants as r')
-    .select(['r.id', 'r.livemode'])
-    .where('r.id', '=', ref.restaurantId);
-  if (ref.accountId !== null) {
-    const accountId = ref.accountId;
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('restaurant_members as m')
-          .select('m.account_id')
-          .whereRef('m.tenant_id', '=', 'r.id')
-          .where('m.account_id', '=', accountId)
-          .where('m.role', '=', 'owner'),
-      ),
-    );
-  }
-  const restaurant = await (lock ? query.forUpdate() : query).executeTakeFirst();
-  if (!restaurant) throw notFound;
-  return restaurant;
-}
 
 /** WEBHOOKS_ALLOW_INSECURE never applies to a live restaurant's own webhooks. */
 function rulesFor(restaurant: { livemode: boolean }, setting: AddressRules): AddressRules {
@@ -79,7 +41,7 @@ export async function listRestaurantWebhooks(
   ctx: Ctx,
   ref: RestaurantRef,
 ): Promise<{ object: 'list'; data: RestaurantWebhook[] }> {
-  const restaurant = await findRestaurant(ctx, ref, false);
+  const restaurant = await ownedRestaurant(ctx, ref, false);
   const rows = await ctx.db
     .selectFrom('webhooks')
     .selectAll()
@@ -102,7 +64,7 @@ export async function createRestaurantWebhook(
   input: RestaurantRef & WebhookInput & { rules: AddressRules },
 ): Promise<{ webhook: RestaurantWebhook; secret: string }> {
   const events = checkEventSelection(input.events, 'restaurant');
-  const restaurant = await findRestaurant(ctx, input, true);
+  const restaurant = await ownedRestaurant(ctx, input, true);
   const url = (await checkWebhookUrl(input.url, rulesFor(restaurant, input.rules))).href;
   const count = await ctx.db
     .selectFrom('webhooks')
@@ -131,7 +93,7 @@ export async function updateRestaurantWebhook(
     Partial<WebhookInput> & { webhookId: string; enabled?: boolean; rules: AddressRules },
 ): Promise<RestaurantWebhook> {
   const events = input.events === undefined ? undefined : checkEventSelection(input.events, 'restaurant');
-  const restaurant = await findRestaurant(ctx, input, true);
+  const restaurant = await ownedRestaurant(ctx, input, true);
   const url =
     input.url === undefined
       ? undefined
@@ -165,7 +127,7 @@ export async function deleteRestaurantWebhook(
   ctx: Ctx,
   input: RestaurantRef & { webhookId: string },
 ): Promise<void> {
-  const restaurant = await findRestaurant(ctx, input, true);
+  const restaurant = await ownedRestaurant(ctx, input, true);
   const deleted = await ctx.db
     .deleteFrom('webhooks')
     .where('tenant_id', '=', restaurant.id)
@@ -197,7 +159,7 @@ export async function restaurantWebhookOf(
   input: RestaurantRef & { webhookId: string },
   lock: boolean,
 ): Promise<LoggedWebhook> {
-  const restaurant = await findRestaurant(ctx, input, lock);
+  const restaurant = await ownedRestaurant(ctx, input, lock);
   const found = await ctx.db
     .selectFrom('webhooks')
     .select('id')

@@ -4,6 +4,7 @@ import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Limiters } from '../../domain/limits/limiters.ts';
+import { writeTransaction } from '../../domain/write-collisions.ts';
 import type { ApiRoute } from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, settleHeldKey } from './idempotency.ts';
@@ -30,8 +31,9 @@ interface RequestState {
  * The public API under /v1. Every operation gets the same pipeline:
  * authenticate and count the request against the rate limits (onRequest) → validate →
  * Idempotency-Key on POST (preHandler) → the handler in ctx, inside one transaction when it
- * writes, its answer recorded for the key in that same transaction → error answers recorded for
- * the key on the way out (onSend).
+ * writes (run again when it collides with another change, write-collisions.ts), its answer
+ * recorded for the key in that same transaction → error answers recorded for the key on the way
+ * out (onSend).
  */
 export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): Promise<void> {
   const { db, clock } = options;
@@ -87,7 +89,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
           actor: { kind: 'connection', connectionId: auth.connectionId, scopes: auth.scopes },
         } as const;
         if (!writes) return route.handler({ ...base, db }, request as never, auth, reply);
-        const body = await db.transaction().execute(async (trx) => {
+        const body = await writeTransaction(db, async (trx) => {
           const result = await route.handler({ ...base, db: trx }, request as never, auth, reply);
           const serialized = reply.serialize(result) as string;
           if (heldKey) await settleHeldKey(trx, clock, heldKey, reply.statusCode, serialized);

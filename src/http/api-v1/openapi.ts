@@ -15,6 +15,10 @@ const tagDescriptions: Record<string, string> = {
     'The connection of an app to one restaurant, made with the owner’s consent: what the access token is allowed to do, and ending it.',
   Events:
     'Changes in the restaurant, fetched by polling in commit order (the same envelopes as webhooks): the events the token’s read scopes allow, plus the connection’s own `app.*` events, kept 30 days.',
+  Store:
+    'Whether the restaurant takes orders now and what decides it: weekly hours, special days and pauses in the restaurant’s time zone, order types, lead times and preorders.',
+  Tables:
+    'The restaurant’s tables and the areas they are in, in creation order: seats, minimum party size and whether guests may book them online. Readable with `store:read` or `reservations:read`.',
 };
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -13,6 +13,7 @@ import {
 import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Limiters } from '../../domain/limits/limiters.ts';
+import { writeTransaction } from '../../domain/write-collisions.ts';
 
 export interface SignedInApiOptions {
   db: Db;
@@ -186,6 +187,6 @@ export async function signedInApi(
       if (!session || session.secondFactorPending || !(await surface.mayUse(ctx, session.accountId)))
         throw new ApiError('unauthorized', 'Sign in first.');
       if (!writes) return handler(ctx, session.accountId, request);
-      return db.transaction().execute((trx) => handler({ ...ctx, db: trx }, session.accountId, request));
+      return writeTransaction(db, (trx) => handler({ ...ctx, db: trx }, session.accountId, request));
     };
 }

@@ -1,0 +1,46 @@
+import { DateTime } from 'luxon';
+import type { Ctx } from '../context.ts';
+import { putStoreHours, updateStore, upsertClosure } from '../store/store.service.ts';
+
+/** What demoStore sets, for the demo's description. */
+export const demoStoreSummary =
+  'open Tue–Sun 11:30–14:30 and 17:30–22:30 (Fri, Sat to 23:30), closed on Mondays and 25 December';
+
+const lunch = { open: '11:30', close: '14:30' };
+const dinner = { open: '17:30', close: '22:30' };
+const lateDinner = { open: '17:30', close: '23:30' };
+
+/*
+ * A trattoria's store: lunch and dinner from Tuesday to Sunday, longer on Friday and Saturday
+ * evenings, Monday closed; delivery in the evenings only; pickup and delivery with a minimum
+ * order; its contact and address; Christmas Eve with short hours and Christmas Day closed (the
+ * next ones to come).
+ */
+export async function demoStore(ctx: Ctx, timezone: string): Promise<void> {
+  await updateStore(ctx, {
+    order_types: { pickup: true, delivery: true },
+    lead_times: { pickup_minutes: 20, delivery_minutes: 45 },
+    min_order: 1500,
+    contact: { phone: '+49 30 1234567', email: 'ciao@trattoria-demo.example', website: null },
+    address_line: '10115 Berlin, Torstraße 1',
+    location: { lat: 52.5293, lon: 13.4012 },
+  });
+  const tuesdayToSunday = [1, 2, 3, 4, 5, 6];
+  await putStoreHours(ctx, {
+    opening_hours: tuesdayToSunday.flatMap((weekday) => [
+      { weekday, ...lunch },
+      { weekday, ...(weekday === 4 || weekday === 5 ? lateDinner : dinner) },
+    ]),
+    delivery_hours: tuesdayToSunday.map((weekday) => ({ weekday, open: '18:00', close: '22:00' })),
+  });
+  const today = DateTime.fromJSDate(ctx.clock.now(), { zone: timezone }).startOf('day');
+  const christmasEve = today.set({ month: 12, day: 24 });
+  const year = christmasEve < today ? today.year + 1 : today.year;
+  await upsertClosure(ctx, {
+    date: `${year}-12-24`,
+    closed: false,
+    hours: [{ open: '11:30', close: '15:00' }],
+    note: 'Christmas Eve: lunch only',
+  });
+  await upsertClosure(ctx, { date: `${year}-12-25`, closed: true, note: 'Merry Christmas' });
+}

@@ -1,0 +1,120 @@
+import type { Selectable } from 'kysely';
+import type { StoreAreasTable } from '../../db/schema.ts';
+import type { Ctx } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { CreationPosition } from './creation-order.ts';
+import { checkedText } from './floor-input.ts';
+import {
+  type Area,
+  type AreaInput,
+  type AreaPatch,
+  type DashboardArea,
+  maxAreaName,
+} from './table.schema.ts';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const noArea = (id: string) => new ApiError('not_found', `This restaurant has no area ${id}.`);
+
+function tenantOf(ctx: Ctx): string {
+  if (ctx.tenantId === null) throw new Error('area operations act for one restaurant');
+  return ctx.tenantId;
+}
+
+function areaOf(row: Selectable<StoreAreasTable>): DashboardArea {
+  return {
+    object: 'area',
+    id: row.id,
+    name: row.name,
+    bookable_online: row.bookable_online,
+    created_at: row.created_at,
+  };
+}
+
+/** The Area resource of the public API. */
+export function publicArea({ object, id, name, bookable_online }: DashboardArea): Area {
+  return { object, id, name, bookable_online };
+}
+
+/** The areas in creation order after `after`: up to `limit`, or all without one. */
+export async function listAreas(
+  ctx: Ctx,
+  page: { after: CreationPosition | null; limit?: number },
+): Promise<DashboardArea[]> {
+  const { after } = page;
+  let query = ctx.db.selectFrom('store_areas').selectAll().where('tenant_id', '=', tenantOf(ctx));
+  if (after !== null)
+    query = query.where(({ eb, refTuple, tuple }) =>
+      eb(refTuple('created_at', 'id'), '>', tuple(after.createdAt, after.id)),
+    );
+  query = query.orderBy('created_at').orderBy('id');
+  if (page.limit !== undefined) query = query.limit(page.limit);
+  return (await query.execute()).map(areaOf);
+}
+
+export async function createArea(ctx: Ctx, input: AreaInput): Promise<DashboardArea> {
+  const row = await ctx.db
+    .insertInto('store_areas')
+    .values({
+      tenant_id: tenantOf(ctx),
+      id: newId(),
+      name: checkedText(input.name, 'name', maxAreaName),
+      ...(input.bookable_online === undefined ? {} : { bookable_online: input.bookable_online }),
+      created_at: ctx.clock.now(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return areaOf(row);
+}
+
+/** Changes the sent fields. */
+export async function updateArea(ctx: Ctx, areaId: string, patch: AreaPatch): Promise<DashboardArea> {
+  const name = patch.name === undefined ? undefined : checkedText(patch.name, 'name', maxAreaName);
+  const row = await ctx.db
+    .updateTable('store_areas')
+    .set({
+      ...(name === undefined ? {} : { name }),
+      ...(patch.bookable_online === undefined ? {} : { bookable_online: patch.bookable_online }),
+    })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', knownId(areaId))
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw noArea(areaId);
+  return areaOf(row);
+}
+
+/** Deletes the area; its tables stay, without an area (the foreign key sets their area_id null). */
+export async function deleteArea(ctx: Ctx, areaId: string): Promise<void> {
+  const deleted = await ctx.db
+    .deleteFrom('store_areas')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', knownId(areaId))
+    .executeTakeFirst();
+  if (deleted.numDeletedRows === 0n) throw noArea(areaId);
+}
+
+/**
+ * Checks that a table may be put in the area: one of this restaurant's (else 400 on `area_id`:
+ * the area is a field of the table being written, not the object addressed). The row is locked
+ * against deletion until the write commits.
+ */
+export async function checkAreaForTable(ctx: Ctx, areaId: string): Promise<void> {
+  const area = uuidPattern.test(areaId)
+    ? await ctx.db
+        .selectFrom('store_areas')
+        .select('id')
+        .where('tenant_id', '=', tenantOf(ctx))
+        .where('id', '=', areaId)
+        .forKeyShare()
+        .executeTakeFirst()
+    : undefined;
+  if (!area)
+    throw new ApiError('invalid_request', `This restaurant has no area ${areaId}.`, { param: 'area_id' });
+}
+
+/** An area id that is no UUID names no area (and must not reach the uuid column). */
+function knownId(areaId: string): string {
+  if (!uuidPattern.test(areaId)) throw noArea(areaId);
+  return areaId;
+}

@@ -1,0 +1,251 @@
+import Type, { type Static } from 'typebox';
+import { Timestamp } from '../common.schema.ts';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** A local time of day (spec: Store, opening_hours): `HH:MM`, 00:00 to 23:59. */
+export const LocalTime = Type.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+  description: 'Restaurant-local time of day, `HH:MM`.',
+});
+
+export const HoursWindowSchema = Type.Object(
+  { open: LocalTime, close: LocalTime },
+  {
+    additionalProperties: false,
+    description: 'close earlier than open runs past midnight; close equal to open runs until midnight.',
+  },
+);
+
+export const WeeklyWindowSchema = Type.Object(
+  {
+    weekday: Type.Integer({ minimum: 0, maximum: 6, description: '0 = Monday … 6 = Sunday.' }),
+    open: LocalTime,
+    close: LocalTime,
+  },
+  { additionalProperties: false },
+);
+export type WeeklyWindow = Static<typeof WeeklyWindowSchema>;
+
+/** Most windows in one weekly schedule (ten a day). */
+const maxWeeklyWindows = 70;
+const WeeklyHours = Type.Array(WeeklyWindowSchema, { maxItems: maxWeeklyWindows });
+
+/** A calendar date, restaurant-local. */
+export const LocalDate = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  description: 'Restaurant-local date, `YYYY-MM-DD`.',
+});
+
+/** Longest special-day note. */
+export const maxClosureNote = 200;
+
+export const ClosureSchema = Type.Object(
+  {
+    object: Type.Literal('closure'),
+    date: LocalDate,
+    closed: Type.Boolean({ description: 'Closed all day.' }),
+    hours: Type.Array(HoursWindowSchema, {
+      description: 'The day’s own hours when not closed (one or two).',
+    }),
+    note: nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type Closure = Static<typeof ClosureSchema>;
+
+export const ClosureInputSchema = Type.Object(
+  {
+    date: LocalDate,
+    closed: Type.Boolean(),
+    hours: Type.Optional(Type.Array(HoursWindowSchema, { maxItems: 2 })),
+    note: Type.Optional(nullable(Type.String({ maxLength: maxClosureNote }))),
+  },
+  { additionalProperties: false },
+);
+export type ClosureInput = Static<typeof ClosureInputSchema>;
+
+export const DeletedClosureSchema = Type.Object(
+  { object: Type.Literal('closure'), date: LocalDate, deleted: Type.Literal(true) },
+  { additionalProperties: false },
+);
+
+export const ClosureListSchema = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(ClosureSchema),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Null(),
+  },
+  { additionalProperties: false },
+);
+
+export const orderTypes = ['pickup', 'delivery', 'dine_in'] as const;
+export type OrderType = (typeof orderTypes)[number];
+
+const OrderTypesSchema = Type.Object(
+  { pickup: Type.Boolean(), delivery: Type.Boolean(), dine_in: Type.Boolean() },
+  { additionalProperties: false },
+);
+
+const PickupMinutes = Type.Integer({ minimum: 0, maximum: 240 });
+const DeliveryMinutes = Type.Integer({ minimum: 0, maximum: 360 });
+
+/** The Store resource (spec: Store), fields in the spec's order. */
+export const StoreSchema = Type.Object(
+  {
+    object: Type.Literal('store'),
+    id: Type.String(),
+    name: Type.String(),
+    slug: Type.String(),
+    timezone: Type.String(),
+    currency: Type.String(),
+    status: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('paused')]),
+    paused_until: nullable(Timestamp),
+    pause_note: nullable(Type.String()),
+    next_opening_at: nullable(Timestamp),
+    preorders: Type.Boolean(),
+    order_types: OrderTypesSchema,
+    order_statuses: Type.Array(Type.String()),
+    lead_times: Type.Object(
+      { pickup_minutes: PickupMinutes, delivery_minutes: DeliveryMinutes },
+      { additionalProperties: false },
+    ),
+    min_order: Type.Integer({ minimum: 0 }),
+    always_open: Type.Boolean(),
+    opening_hours: Type.Array(WeeklyWindowSchema),
+    delivery_hours: Type.Array(WeeklyWindowSchema),
+    closures: Type.Array(ClosureSchema),
+    contact: Type.Object(
+      { phone: nullable(Type.String()), email: nullable(Type.String()), website: nullable(Type.String()) },
+      { additionalProperties: false },
+    ),
+    address: nullable(
+      Type.Object(
+        {
+          line: nullable(Type.String()),
+          postal_code: nullable(Type.String()),
+          city: nullable(Type.String()),
+          country: nullable(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    location: nullable(
+      Type.Object({ lat: Type.Number(), lon: Type.Number() }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Store = Static<typeof StoreSchema>;
+
+/** PATCH /store: only the sent fields change. */
+export const StorePatchSchema = Type.Object(
+  {
+    lead_times: Type.Optional(
+      Type.Object(
+        { pickup_minutes: Type.Optional(PickupMinutes), delivery_minutes: Type.Optional(DeliveryMinutes) },
+        { additionalProperties: false },
+      ),
+    ),
+    order_types: Type.Optional(
+      Type.Object(
+        {
+          pickup: Type.Optional(Type.Boolean()),
+          delivery: Type.Optional(Type.Boolean()),
+          dine_in: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    preorders: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type StorePatch = Static<typeof StorePatchSchema>;
+
+/** The non-final order statuses a restaurant may use, in their order (spec: Order status). */
+export const usableOrderStatuses = ['pending', 'confirmed', 'preparing', 'ready'] as const;
+
+/** What the restaurant's owners may change besides (dashboard): PATCH /store's fields and these. */
+export const StoreSettingsPatchSchema = Type.Object(
+  {
+    ...StorePatchSchema.properties,
+    min_order: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    order_statuses: Type.Optional(
+      Type.Array(Type.Union(usableOrderStatuses.map((status) => Type.Literal(status))), {
+        minItems: 1,
+        maxItems: usableOrderStatuses.length,
+        description:
+          'The statuses in use, in order, starting with pending; completed and cancelled always follow.',
+      }),
+    ),
+    contact: Type.Optional(
+      Type.Object(
+        {
+          phone: Type.Optional(nullable(Type.String({ maxLength: 40 }))),
+          email: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
+          website: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    address_line: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 300 }))),
+    location: Type.Optional(
+      nullable(
+        Type.Object(
+          {
+            lat: Type.Number({ minimum: -90, maximum: 90 }),
+            lon: Type.Number({ minimum: -180, maximum: 180 }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    default_table_seats: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type StoreSettingsPatch = Static<typeof StoreSettingsPatchSchema>;
+
+export const StoreHoursSchema = Type.Object(
+  {
+    object: Type.Literal('store_hours'),
+    always_open: Type.Boolean(),
+    opening_hours: Type.Array(WeeklyWindowSchema),
+    delivery_hours: Type.Array(WeeklyWindowSchema),
+  },
+  { additionalProperties: false },
+);
+export type StoreHours = Static<typeof StoreHoursSchema>;
+
+/** PUT /store/hours: the sent parts are replaced. */
+export const StoreHoursInputSchema = Type.Object(
+  {
+    always_open: Type.Optional(Type.Boolean()),
+    opening_hours: Type.Optional(WeeklyHours),
+    delivery_hours: Type.Optional(WeeklyHours),
+  },
+  { additionalProperties: false },
+);
+export type StoreHoursInput = Static<typeof StoreHoursInputSchema>;
+
+/** Longest pause note (spec: Limits). */
+export const maxPauseNote = 140;
+
+export const PauseInputSchema = Type.Object(
+  {
+    until: Type.Optional(
+      nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'When the pause ends; with a zone (`Z` or an offset).',
+        }),
+      ),
+    ),
+    note: Type.Optional(nullable(Type.String({ maxLength: maxPauseNote }))),
+  },
+  { additionalProperties: false },
+);
+export type PauseInput = Static<typeof PauseInputSchema>;

@@ -1,0 +1,444 @@
+import { isDeepStrictEqual } from 'node:util';
+import { DateTime } from 'luxon';
+import type { Db } from '../../db/client.ts';
+import type { Clock, Ctx } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { type EventType, recordEvent } from '../events/events.store.ts';
+import type { Plan } from '../scopes.ts';
+import { lockOrCollide, writeTransaction } from '../write-collisions.ts';
+import { storeStatus } from './schedule.ts';
+import {
+  type Closure,
+  type ClosureInput,
+  maxPauseNote,
+  type OrderType,
+  orderTypes,
+  type PauseInput,
+  type Store,
+  type StoreHours,
+  type StoreHoursInput,
+  type StorePatch,
+  type StoreSettingsPatch,
+  usableOrderStatuses,
+} from './store.schema.ts';
+
+/** Special days a restaurant may have ahead (spec: Limits). */
+export const maxSpecialDays = 60;
+
+/** Plans that include each order type (spec: dine_in needs Pro; pickup and delivery are in every plan). */
+const orderTypePlans: Record<OrderType, readonly Plan[]> = {
+  pickup: ['starter', 'pro', 'premium'],
+  delivery: ['starter', 'pro', 'premium'],
+  dine_in: ['pro', 'premium'],
+};
+
+/** The final order statuses every restaurant has, listed after the ones it uses. */
+const finalOrderStatuses = ['completed', 'cancelled'];
+
+function tenantOf(ctx: Ctx): string {
+  if (ctx.tenantId === null) throw new Error('store operations act for one restaurant');
+  return ctx.tenantId;
+}
+
+/** Today's date in the restaurant's zone. */
+function localToday(timezone: string, now: Date): string {
+  return DateTime.fromJSDate(now, { zone: timezone }).toISODate() as string;
+}
+
+/*
+ * The address as one line; postal code and city are split out only when the line starts with a
+ * postal code (digits, optionally with a dash part: `10115 Berlin`, `1010 Wien, Ring 1`).
+ */
+function addressOf(line: string | null, country: string | null): Store['address'] {
+  if (line === null) return null;
+  const match = /^(\d{3,6}(?:-\d{3,4})?)\s+([^,]+)/.exec(line.trim());
+  return {
+    line,
+    postal_code: match?.[1] ?? null,
+    city: match?.[2]?.trim() ?? null,
+    country,
+  };
+}
+
+async function loadClosures(ctx: Ctx, tenantId: string, today: string): Promise<Closure[]> {
+  const rows = await ctx.db
+    .selectFrom('store_closures')
+    .select(['date', 'closed', 'hours', 'note'])
+    .where('tenant_id', '=', tenantId)
+    .where('date', '>=', today)
+    .orderBy('date')
+    .execute();
+  return rows.map((row) => ({ object: 'closure', ...row }));
+}
+
+/**
+ * The restaurant's store as GET /store shows it now: status and next_opening_at computed from the
+ * hours, special days and pause at this moment (never stored, so never stale). With `lock`, the
+ * store's row is locked first (NOWAIT: another write under way is a collision, retried).
+ */
+async function loadStore(ctx: Ctx, lock: boolean): Promise<Store> {
+  const tenantId = tenantOf(ctx);
+  let query = ctx.db
+    .selectFrom('stores as s')
+    .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
+    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country'])
+    .selectAll('s')
+    .where('s.tenant_id', '=', tenantId);
+  if (lock) query = query.forUpdate('s').noWait();
+  const row = await lockOrCollide(query.executeTakeFirstOrThrow());
+  const now = ctx.clock.now();
+  const today = localToday(row.timezone, now);
+  // Yesterday's special day still decides a window of yesterday that runs past midnight.
+  const yesterday = DateTime.fromISO(today, { zone: 'utc' }).minus({ days: 1 }).toISODate() as string;
+  const days = await loadClosures(ctx, tenantId, yesterday);
+  const closures = days.filter((closure) => closure.date >= today);
+  const { status, next_opening_at } = storeStatus(
+    {
+      timezone: row.timezone,
+      alwaysOpen: row.always_open,
+      openingHours: row.opening_hours,
+      specialDays: days,
+    },
+    { paused: row.paused, until: row.paused_until },
+    now,
+  );
+  const pauseActive = status === 'paused';
+  return {
+    object: 'store',
+    id: tenantId,
+    name: row.name,
+    slug: row.slug,
+    timezone: row.timezone,
+    currency: row.currency,
+    status,
+    paused_until: pauseActive ? row.paused_until : null,
+    pause_note: pauseActive ? row.pause_note : null,
+    next_opening_at,
+    preorders: row.preorders,
+    order_types: { pickup: row.pickup, delivery: row.delivery, dine_in: row.dine_in },
+    order_statuses: [...row.order_statuses, ...finalOrderStatuses],
+    lead_times: { pickup_minutes: row.pickup_minutes, delivery_minutes: row.delivery_minutes },
+    min_order: row.min_order,
+    always_open: row.always_open,
+    opening_hours: row.opening_hours,
+    delivery_hours: row.delivery_hours,
+    closures,
+    contact: { phone: row.phone, email: row.email, website: row.website },
+    address: addressOf(row.address_line, row.country),
+    location: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon },
+  };
+}
+
+export function getStore(ctx: Ctx): Promise<Store> {
+  return loadStore(ctx, false);
+}
+
+/** Fields of the Store that are settings (status and the pause have events of their own). */
+const settingFields = [
+  'preorders',
+  'order_types',
+  'order_statuses',
+  'lead_times',
+  'min_order',
+  'always_open',
+  'opening_hours',
+  'delivery_hours',
+  'closures',
+  'contact',
+  'address',
+  'location',
+] as const satisfies ReadonlyArray<keyof Store>;
+
+/**
+ * Records store.updated when settings changed: `changed` names the Store fields that did,
+ * `previous` holds their earlier values (decisions.md, Events). Returns the store after.
+ */
+async function recordUpdate(ctx: Ctx, before: Store): Promise<Store> {
+  const after = await loadStore(ctx, false);
+  const changed = settingFields.filter((field) => !isDeepStrictEqual(before[field], after[field]));
+  if (changed.length > 0) {
+    await record(ctx, 'store.updated', after, {
+      changed,
+      previous: Object.fromEntries(changed.map((field) => [field, before[field]])),
+    });
+  }
+  return after;
+}
+
+async function record(ctx: Ctx, type: EventType, store: Store, extra: Record<string, unknown> = {}) {
+  const { livemode } = await ctx.db
+    .selectFrom('restaurants')
+    .select('livemode')
+    .where('id', '=', store.id)
+    .executeTakeFirstOrThrow();
+  await recordEvent(ctx, {
+    tenantId: store.id,
+    type,
+    connectionId: null,
+    livemode,
+    data: { object: store, ...extra },
+  });
+}
+
+async function planOf(ctx: Ctx): Promise<Plan> {
+  const { plan } = await ctx.db
+    .selectFrom('restaurants')
+    .select('plan')
+    .where('id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  return plan;
+}
+
+/** The statuses in use: pending first, the others in their order, none twice. */
+function checkOrderStatuses(statuses: readonly string[]): void {
+  const inOrder = usableOrderStatuses.filter((status) => statuses.includes(status));
+  if (statuses[0] !== 'pending' || !isDeepStrictEqual(inOrder, [...statuses]))
+    throw new ApiError(
+      'invalid_request',
+      `order_statuses: pending first, then any of ${usableOrderStatuses.slice(1).join(', ')} in that order.`,
+      {
+        param: 'order_statuses',
+      },
+    );
+}
+
+/**
+ * PATCH /store (the API sends its three fields; the dashboard may send the owner's settings too):
+ * only the sent fields change. Switching an order type on needs a plan that includes it (403
+ * plan_required on `order_types.<type>`); switching off is always allowed.
+ */
+export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPatch): Promise<Store> {
+  const settings: StoreSettingsPatch = patch;
+  if (settings.order_statuses !== undefined) checkOrderStatuses(settings.order_statuses);
+  const before = await loadStore(ctx, true);
+  const plan = await planOf(ctx);
+  for (const type of orderTypes) {
+    if (
+      patch.order_types?.[type] === true &&
+      !before.order_types[type] &&
+      !orderTypePlans[type].includes(plan)
+    )
+      throw new ApiError('plan_required', `The ${plan} plan does not include ${type} orders.`, {
+        param: `order_types.${type}`,
+      });
+  }
+  await ctx.db
+    .updateTable('stores')
+    .set({
+      ...(settings.preorders === undefined ? {} : { preorders: settings.preorders }),
+      ...settings.order_types,
+      ...settings.lead_times,
+      ...(settings.min_order === undefined ? {} : { min_order: settings.min_order }),
+      ...(settings.order_statuses === undefined ? {} : { order_statuses: settings.order_statuses }),
+      ...settings.contact,
+      ...(settings.address_line === undefined ? {} : { address_line: settings.address_line }),
+      ...(settings.location === undefined
+        ? {}
+        : { lat: settings.location?.lat ?? null, lon: settings.location?.lon ?? null }),
+      ...(settings.default_table_seats === undefined
+        ? {}
+        : { default_table_seats: settings.default_table_seats }),
+      updated_at: ctx.clock.now(),
+    })
+    .where('tenant_id', '=', before.id)
+    .execute();
+  return recordUpdate(ctx, before);
+}
+
+function hoursOf(store: Store): StoreHours {
+  return {
+    object: 'store_hours',
+    always_open: store.always_open,
+    opening_hours: store.opening_hours,
+    delivery_hours: store.delivery_hours,
+  };
+}
+
+export async function getStoreHours(ctx: Ctx): Promise<StoreHours> {
+  return hoursOf(await loadStore(ctx, false));
+}
+
+/** Windows in a stable order: by weekday, then opening time. */
+function sorted<T extends { open: string; weekday?: number }>(windows: readonly T[]): T[] {
+  return [...windows].sort((a, b) => (a.weekday ?? 0) - (b.weekday ?? 0) || a.open.localeCompare(b.open));
+}
+
+/*
+ * PUT /store/hours: the sent parts are replaced. always_open means no weekly schedule: switching
+ * it on clears opening_hours, and sending it with opening hours is a 400.
+ */
+export async function putStoreHours(ctx: Ctx, input: StoreHoursInput): Promise<StoreHours> {
+  if (input.always_open === true && (input.opening_hours?.length ?? 0) > 0)
+    throw new ApiError('invalid_request', 'A store that is always open has no weekly opening hours.', {
+      param: 'opening_hours',
+    });
+  const before = await loadStore(ctx, true);
+  const openingHours = input.always_open === true ? [] : input.opening_hours;
+  await ctx.db
+    .updateTable('stores')
+    .set({
+      ...(input.always_open === undefined ? {} : { always_open: input.always_open }),
+      ...(openingHours === undefined ? {} : { opening_hours: JSON.stringify(sorted(openingHours)) }),
+      ...(input.delivery_hours === undefined
+        ? {}
+        : { delivery_hours: JSON.stringify(sorted(input.delivery_hours)) }),
+      updated_at: ctx.clock.now(),
+    })
+    .where('tenant_id', '=', before.id)
+    .execute();
+  return hoursOf(await recordUpdate(ctx, before));
+}
+
+export async function listClosures(ctx: Ctx): Promise<Closure[]> {
+  return (await loadStore(ctx, false)).closures;
+}
+
+function checkDate(date: string, today: string): void {
+  const day = DateTime.fromISO(date, { zone: 'utc' });
+  if (!day.isValid || day.toISODate() !== date)
+    throw new ApiError('invalid_request', `${date} is not a date.`, { param: 'date' });
+  if (date < today)
+    throw new ApiError('invalid_request', `${date} is in the past: special days are today or later.`, {
+      param: 'date',
+    });
+}
+
+/*
+ * POST /store/closures: a special day, upserted by date (created → true for 201). Today or later
+ * (restaurant-local); closed all day (no hours) or open in one or two windows of its own; at
+ * most 60 special days ahead (422 limit_exceeded).
+ */
+export async function upsertClosure(
+  ctx: Ctx,
+  input: ClosureInput,
+): Promise<{ closure: Closure; created: boolean }> {
+  const before = await loadStore(ctx, true);
+  checkDate(input.date, localToday(before.timezone, ctx.clock.now()));
+  const hours = input.hours ?? [];
+  if (input.closed && hours.length > 0)
+    throw new ApiError('invalid_request', 'A day closed all day has no hours.', { param: 'hours' });
+  if (!input.closed && hours.length === 0)
+    throw new ApiError(
+      'invalid_request',
+      'A special day that is not closed needs its hours (one or two windows).',
+      {
+        param: 'hours',
+      },
+    );
+  const exists = before.closures.some((closure) => closure.date === input.date);
+  if (!exists && before.closures.length >= maxSpecialDays)
+    throw new ApiError(
+      'limit_exceeded',
+      `A restaurant can have at most ${maxSpecialDays} special days ahead.`,
+    );
+  const now = ctx.clock.now();
+  const values = {
+    closed: input.closed,
+    hours: JSON.stringify(sorted(hours)),
+    note: input.note ?? null,
+    updated_at: now,
+  };
+  await ctx.db
+    .insertInto('store_closures')
+    .values({ tenant_id: before.id, date: input.date, ...values, created_at: now })
+    .onConflict((oc) => oc.columns(['tenant_id', 'date']).doUpdateSet(values))
+    .execute();
+  const after = await recordUpdate(ctx, before);
+  const closure = after.closures.find((c) => c.date === input.date) as Closure;
+  return { closure, created: !exists };
+}
+
+/** DELETE /store/closures/{date}: an upcoming special day only (others are not found). */
+export async function deleteClosure(
+  ctx: Ctx,
+  date: string,
+): Promise<{ object: 'closure'; date: string; deleted: true }> {
+  const before = await loadStore(ctx, true);
+  if (!before.closures.some((closure) => closure.date === date))
+    throw new ApiError('not_found', `No special day on ${date}.`);
+  await ctx.db
+    .deleteFrom('store_closures')
+    .where('tenant_id', '=', before.id)
+    .where('date', '=', date)
+    .execute();
+  await recordUpdate(ctx, before);
+  return { object: 'closure', date, deleted: true };
+}
+
+/*
+ * POST /store/pause: pauses taking orders, until `until` (a future instant) or until lifted.
+ * Pausing a store that is not paused records store.paused; changing the pause of a paused store
+ * records store.updated with the changed fields.
+ */
+export async function pauseStore(ctx: Ctx, input: PauseInput): Promise<Store> {
+  const before = await loadStore(ctx, true);
+  const now = ctx.clock.now();
+  const until = input.until === undefined || input.until === null ? null : new Date(input.until);
+  if (until !== null && until <= now)
+    throw new ApiError('invalid_request', 'until must be in the future.', { param: 'until' });
+  const note = input.note ?? null;
+  if (note !== null && note.length > maxPauseNote)
+    throw new ApiError('invalid_request', `note is longer than ${maxPauseNote} characters.`, {
+      param: 'note',
+    });
+  await ctx.db
+    .updateTable('stores')
+    .set({ paused: true, paused_until: until, pause_note: note, updated_at: now })
+    .where('tenant_id', '=', before.id)
+    .execute();
+  const after = await loadStore(ctx, false);
+  if (before.status !== 'paused') {
+    await record(ctx, 'store.paused', after);
+  } else {
+    const changed = (['paused_until', 'pause_note'] as const).filter(
+      (field) => !isDeepStrictEqual(before[field], after[field]),
+    );
+    if (changed.length > 0)
+      await record(ctx, 'store.updated', after, {
+        changed,
+        previous: Object.fromEntries(changed.map((field) => [field, before[field]])),
+      });
+  }
+  return after;
+}
+
+/**
+ * Lifts the store's pause and records store.resumed; without a pause nothing changes. With
+ * `endedOnly` only a pause whose `until` has passed (the worker's job: a pause ends by itself).
+ */
+async function liftPause(ctx: Ctx, endedOnly: boolean): Promise<Store> {
+  const before = await loadStore(ctx, true);
+  const now = ctx.clock.now();
+  let lift = ctx.db
+    .updateTable('stores')
+    .set({ paused: false, paused_until: null, pause_note: null, updated_at: now })
+    .where('tenant_id', '=', before.id)
+    .where('paused', '=', true);
+  if (endedOnly) lift = lift.where('paused_until', '<=', now);
+  const lifted = await lift.executeTakeFirst();
+  const after = await loadStore(ctx, false);
+  if (lifted.numUpdatedRows > 0n) await record(ctx, 'store.resumed', after);
+  return after;
+}
+
+/** DELETE /store/pause. */
+export function resumeStore(ctx: Ctx): Promise<Store> {
+  return liftPause(ctx, false);
+}
+
+/** Ends the pauses whose `until` has passed (worker job), each in a transaction of its own. */
+export async function liftEndedPauses(db: Db, clock: Clock): Promise<number> {
+  const ended = await db
+    .selectFrom('stores')
+    .select('tenant_id')
+    .where('paused', '=', true)
+    .where('paused_until', '<=', clock.now())
+    .limit(100)
+    .execute();
+  for (const { tenant_id } of ended) {
+    await writeTransaction(db, (trx) =>
+      liftPause({ db: trx, clock, tenantId: tenant_id, actor: { kind: 'system' } }, true),
+    );
+  }
+  return ended.length;
+}
