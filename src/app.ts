@@ -23,7 +23,7 @@ export const apiVersion = '2026-10-08';
 export interface AppDeps {
   /** `authUrl` (where the consent page is served) defaults to `baseUrl`. */
   config: Pick<Config, 'baseUrl'> &
-    Partial<Pick<Config, 'authUrl' | 'redisUrl' | 'appUrl' | 'webhooksAllowInsecure'>>;
+    Partial<Pick<Config, 'authUrl' | 'redisUrl' | 'appUrl' | 'webhooksAllowInsecure' | 'trustProxy'>>;
   db: Db;
   clock?: Clock;
   /** A pino logger; without one the server logs nothing (tests). */
@@ -61,6 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // request.ip: the peer, or behind trusted proxies the client X-Forwarded-For names.
+    trustProxy: deps.config.trustProxy ?? false,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

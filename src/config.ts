@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import addressparser from 'nodemailer/lib/addressparser';
 
 /** The service's settings, read once from the environment. Every variable is listed in the README. */
@@ -27,6 +28,12 @@ export interface Config {
    * deliveries of test restaurants' events (see src/domain/webhooks/webhook-address.ts).
    */
   readonly webhooksAllowInsecure: boolean;
+  /**
+   * Which peers are proxies whose X-Forwarded-For names the client (its address then counts in
+   * the per-address limits): none (false), or their addresses and CIDR ranges. Trusting every peer
+   * is not offered: any client could then pick the address it is counted under.
+   */
+  readonly trustProxy: false | string[];
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +102,25 @@ function redisUrl(value: string | undefined): string | null {
   return value;
 }
 
+function trustProxy(value: string | undefined): false | string[] {
+  if (value === undefined || value === '' || value === 'false') return false;
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    // Written-out addresses only (ipaddr.js would also take `2` or `0x0a000001` for IPv4).
+    const [address = '', bits, extra] = entry.split('/');
+    const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+    const valid =
+      (v4 || ipaddr.IPv6.isValid(address)) &&
+      extra === undefined &&
+      (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (v4 ? 32 : 128)));
+    if (!valid)
+      throw new ConfigError(
+        `TRUST_PROXY must be false or a comma list of proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,::1), got "${value}"`,
+      );
+  }
+  return entries;
+}
+
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   if (value === 'true' || value === '1') return true;
@@ -121,5 +147,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: mailFrom(env.MAIL_FROM, `Servery <no-reply@${new URL(baseUrl).hostname}>`),
     webhooksAllowInsecure: flag('WEBHOOKS_ALLOW_INSECURE', env.WEBHOOKS_ALLOW_INSECURE, false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   });
 }
