@@ -14,6 +14,7 @@ export interface AccountsTable {
   /** The second factor (TOTP, base32) and the time step of the last code accepted; null without one. */
   totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
   totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {

@@ -10,9 +10,10 @@ import {
   sessionLifetimeSeconds,
   signIn,
 } from '../../domain/accounts/sessions.ts';
+import { confirmTotpSetup, disableTotp, hasTotp, startTotpSetup } from '../../domain/accounts/totp.ts';
 import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Limiters } from '../../domain/limits/limiters.ts';
+import type { Limiter, Limiters } from '../../domain/limits/limiters.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
 
 export interface SignedInApiOptions {
@@ -180,7 +181,8 @@ export async function signedInApi(
     return reply.code(204).send();
   });
 
-  return <T>(writes: boolean, handler: SignedInHandler<T>) =>
+  const signedIn: SignedIn =
+    <T>(writes: boolean, handler: SignedInHandler<T>) =>
     async (request: FastifyRequest): Promise<T> => {
       const token = request.cookies[surface.cookieName];
       const session = token ? await findSession(ctx, token) : null;
@@ -189,4 +191,76 @@ export async function signedInApi(
       if (!writes) return handler(ctx, session.accountId, request);
       return writeTransaction(db, (trx) => handler({ ...ctx, db: trx }, session.accountId, request));
     };
+  secondFactorRoutes(app, api, signedIn, loginLimiter);
+  return signedIn;
+}
+
+const SecondFactorSchema = Type.Object(
+  { object: Type.Literal('second_factor'), enabled: Type.Boolean() },
+  { additionalProperties: false },
+);
+const CodeSchema = Type.Object({ code: Type.String({ maxLength: 20 }) }, { additionalProperties: false });
+
+/*
+ * The signed-in account's second factor (`<api>/account/second-factor`): GET whether it is on;
+ * POST starts a setup (a secret and its otpauth:// URI for an authenticator app, not in force
+ * yet); POST …/confirm {code} puts it in force with a code of the new secret; DELETE {code} turns
+ * it off with a current code. Wrong codes count against the sign-in limit of the account (10 in
+ * 15 minutes), so a stolen session cannot guess its way to switching the second factor off.
+ */
+function secondFactorRoutes(app: FastifyInstance, api: string, signedIn: SignedIn, limiter: Limiter): void {
+  const base = `${api}/account/second-factor`;
+  const wrongCode = () => new ApiError('invalid_request', 'That code is not right.', { param: 'code' });
+  const withCode = (check: (ctx: Ctx, accountId: string, code: string) => Promise<boolean>) =>
+    signedIn(true, async (ctx, accountId, request) => {
+      const key = `second-factor ${accountId}`;
+      const limit = await limiter.peek(key);
+      if (!limit.allowed)
+        throw new ApiError('rate_limited', 'Too many wrong codes. Try again later.', {
+          headers: { 'retry-after': String(limit.resetSeconds) },
+        });
+      if (!(await check(ctx, accountId, (request.body as { code: string }).code.trim()))) {
+        await limiter.consume(key);
+        throw wrongCode();
+      }
+      return { object: 'second_factor' as const, enabled: await hasTotp(ctx, accountId) };
+    });
+
+  app.get(
+    base,
+    { schema: { querystring: noQuery, response: { 200: SecondFactorSchema } } },
+    signedIn(false, async (ctx, accountId) => ({
+      object: 'second_factor' as const,
+      enabled: await hasTotp(ctx, accountId),
+    })),
+  );
+  app.post(
+    base,
+    {
+      schema: {
+        querystring: noQuery,
+        body: noQuery,
+        response: {
+          200: Type.Object(
+            { object: Type.Literal('second_factor_setup'), secret: Type.String(), uri: Type.String() },
+            { additionalProperties: false },
+          ),
+        },
+      },
+    },
+    signedIn(true, async (ctx, accountId) => ({
+      object: 'second_factor_setup' as const,
+      ...(await startTotpSetup(ctx, accountId)),
+    })),
+  );
+  app.post(
+    `${base}/confirm`,
+    { schema: { querystring: noQuery, body: CodeSchema, response: { 200: SecondFactorSchema } } },
+    withCode(confirmTotpSetup),
+  );
+  app.delete(
+    base,
+    { schema: { querystring: noQuery, body: CodeSchema, response: { 200: SecondFactorSchema } } },
+    withCode(disableTotp),
+  );
 }
