@@ -108,17 +108,20 @@ function firstOpenInstant(schedule: Schedule, from: number, until: number): numb
   if (until < from) return null;
   // A window ends at most one day after the day it starts on, so the day before `from` is the
   // earliest that can still be open at `from`.
+  // Windows of a later day start later than any of an earlier day, so the first day with an
+  // opening has the earliest one: no need to look further.
   const first = calendarDate(schedule.timezone, from).minus({ days: 1 });
   const last = calendarDate(schedule.timezone, until);
-  let best: number | null = null;
   for (let day = first; day <= last; day = day.plus({ days: 1 })) {
+    let best: number | null = null;
     for (const [start, end] of periodsStartingOn(schedule, day)) {
       if (end <= from || start > until) continue;
       const opening = Math.max(start, from);
       if (best === null || opening < best) best = opening;
     }
+    if (best !== null) return best;
   }
-  return best;
+  return null;
 }
 
 /** The restaurant-local date of an instant, as midnight UTC (a plain calendar day, free of DST). */
@@ -156,8 +159,26 @@ function minutesOf(time: string): number {
   return Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 }
 
+/*
+ * Resolving a local time in a zone costs luxon tens of microseconds (Intl), and GET /store resolves
+ * a few dozen; the answers never change, so they are kept (a bounded cache, emptied when full).
+ */
+const instants = new Map<string, number>();
+const maxInstants = 50_000;
+
 /** The first instant at which the clock in `zone` reads `minutes` past midnight of `day`, or later. */
 function firstInstantReading(zone: string, day: DateTime, minutes: number): number {
+  const key = `${zone} ${day.toMillis()} ${minutes}`;
+  let instant = instants.get(key);
+  if (instant === undefined) {
+    if (instants.size >= maxInstants) instants.clear();
+    instant = resolveLocalTime(zone, day, minutes);
+    instants.set(key, instant);
+  }
+  return instant;
+}
+
+function resolveLocalTime(zone: string, day: DateTime, minutes: number): number {
   for (let wall = day.plus({ minutes }); ; wall = wall.plus({ minutes: 1 })) {
     const local = DateTime.fromObject(
       { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute },

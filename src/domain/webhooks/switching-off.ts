@@ -36,8 +36,11 @@ export async function countOutcomes(
   outcomes: ReadonlyArray<{ webhookId: string; ok: boolean; at: Date }>,
 ): Promise<void> {
   const byWebhook = new Map<string, Array<{ ok: boolean; at: Date }>>();
-  for (const { webhookId, ...outcome } of outcomes)
-    byWebhook.set(webhookId, [...(byWebhook.get(webhookId) ?? []), outcome]);
+  for (const { webhookId, ...outcome } of outcomes) {
+    const list = byWebhook.get(webhookId);
+    if (list) list.push(outcome);
+    else byWebhook.set(webhookId, [outcome]);
+  }
   for (const [webhookId, list] of byWebhook) {
     list.sort((a, b) => a.at.getTime() - b.at.getTime());
     const lastSuccess = list.findLastIndex((o) => o.ok);
