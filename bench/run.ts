@@ -1,7 +1,8 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks]`: requests/s and latency
- * of an authenticated `GET /v1/me` against a bare route returning the same bytes, on PGlite and on
- * PostgreSQL; on PostgreSQL also the token endpoint and webhook delivery (bench/webhooks.ts).
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store]`: requests/s and
+ * latency of an authenticated `GET /v1/me` against a bare route returning the same bytes, on PGlite
+ * and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on PostgreSQL also the
+ * token endpoint and webhook delivery (bench/webhooks.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -17,6 +18,7 @@ import { makeTenant } from '../test/harness.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchOAuth } from './oauth.ts';
+import { benchStore } from './store.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 const barePath = '/bench/bare';
@@ -27,13 +29,13 @@ interface Options {
   warmup: number;
   rounds: number;
   connections: number;
-  /** One database, or the webhook bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | null;
+  /** One database, or the webhook or store bench alone. */
+  only: BenchDatabaseKind | 'webhooks' | 'store' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -64,8 +66,8 @@ function parseOptions(): Options {
     usage((error as Error).message);
   }
   const only = values.only ?? null;
-  if (only !== null && only !== 'pglite' && only !== 'postgres' && only !== 'webhooks') {
-    usage(`--only must be pglite, postgres or webhooks, got "${only}"`);
+  if (only !== null && only !== 'pglite' && only !== 'postgres' && only !== 'webhooks' && only !== 'store') {
+    usage(`--only must be pglite, postgres, webhooks or store, got "${only}"`);
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -393,7 +395,13 @@ function table(runs: readonly DatabaseRun[]): string {
 async function main(): Promise<void> {
   const options = parseOptions();
   const kinds: BenchDatabaseKind[] =
-    options.only === 'webhooks' ? [] : options.only ? [options.only] : ['pglite', 'postgres'];
+    options.only === 'webhooks' || options.only === 'store'
+      ? []
+      : options.only
+        ? [options.only]
+        : ['pglite', 'postgres'];
+  // GET /v1/store on each database of the run; alone, on both.
+  const storeKinds: BenchDatabaseKind[] = options.only === 'store' ? ['pglite', 'postgres'] : kinds;
   const cpus = os.cpus();
   // The bench needs the machine to itself: anything else running skews both routes, the DB-bound one most.
   const idleCheck = cpuSnapshot();
@@ -415,6 +423,7 @@ async function main(): Promise<void> {
 
   const runs: DatabaseRun[] = [];
   const crashes: string[] = [];
+  let store: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
       if (interrupted) break;
@@ -425,6 +434,7 @@ async function main(): Promise<void> {
         log(`${kind}: ${(error as Error).stack ?? error}`);
       }
     }
+    if (storeKinds.length > 0 && !interrupted) store = await benchStore(storeKinds, options, load);
   } finally {
     load.stop();
   }
@@ -451,6 +461,9 @@ async function main(): Promise<void> {
       `PostgreSQL ratio me/bare ${ratio.toFixed(3)}: ${ratio >= 0.3 ? 'meets' : 'BELOW'} the target 0.3`,
     );
   }
+  // GET /v1/store (bench/store.ts), measured above with the same load generator.
+  out.push(...store.lines);
+  crashes.push(...store.failures);
   // The token endpoint (bench/oauth.ts): code exchanges and refresh grants on PostgreSQL.
   if (kinds.includes('postgres') && !interrupted) {
     const oauth = await benchOAuth(options).catch((error: Error) => ({

@@ -67,19 +67,6 @@ const lookaheadDays = 14;
 const minutesPerDay = 24 * 60;
 const wholeDay: HoursWindow = { open: '00:00', close: '00:00' };
 
-/** Whether hours and special days let the store take orders at `at` (pauses not considered). */
-export function isOpenAt(schedule: Schedule, at: Date): boolean {
-  return firstOpenInstant(schedule, at.getTime(), at.getTime()) === at.getTime();
-}
-
-/**
- * The start of the next opening at or after `from` (`from` itself when the store is open then),
- * looking 14 days ahead of `from`; null if none.
- */
-export function nextOpeningAt(schedule: Schedule, from: Date): Date | null {
-  return toDate(firstOpenInstant(schedule, from.getTime(), lookaheadEnd(schedule, from)));
-}
-
 /** status and next_opening_at as GET /store shows them at `now`. */
 export function storeStatus(
   schedule: Schedule,
@@ -91,12 +78,18 @@ export function storeStatus(
     const next = pause.until && firstOpenInstant(schedule, pause.until.getTime(), horizon);
     return { status: 'paused', next_opening_at: toDate(next ?? null) };
   }
-  if (isOpenAt(schedule, now)) return { status: 'open', next_opening_at: null };
-  return { status: 'closed', next_opening_at: toDate(firstOpenInstant(schedule, now.getTime(), horizon)) };
+  // One scan gives both: open now exactly when the first opening from now is now.
+  const next = firstOpenInstant(schedule, now.getTime(), horizon);
+  if (next === now.getTime()) return { status: 'open', next_opening_at: null };
+  return { status: 'closed', next_opening_at: toDate(next) };
 }
 
+/** The same local time 14 days after `from` (the first instant reading it). */
 function lookaheadEnd(schedule: Schedule, from: Date): number {
-  return DateTime.fromJSDate(from, { zone: schedule.timezone }).plus({ days: lookaheadDays }).toMillis();
+  const zone = schedule.timezone;
+  const wall = from.getTime() + offsetMs(zone, from.getTime());
+  const minutes = Math.floor((wall % dayMs) / 60_000);
+  return firstInstantReading(zone, calendarDate(zone, from.getTime()).plus({ days: lookaheadDays }), minutes);
 }
 
 function toDate(ms: number | null): Date | null {
@@ -126,8 +119,35 @@ function firstOpenInstant(schedule: Schedule, from: number, until: number): numb
 
 /** The restaurant-local date of an instant, as midnight UTC (a plain calendar day, free of DST). */
 function calendarDate(zone: string, ms: number): DateTime {
-  const local = DateTime.fromMillis(ms, { zone });
-  return DateTime.utc(local.year, local.month, local.day);
+  const wall = ms + offsetMs(zone, ms);
+  return DateTime.fromMillis(wall - (wall % dayMs), { zone: 'utc' });
+}
+
+/** The restaurant-local date (`YYYY-MM-DD`) of an instant. */
+export function localDate(zone: string, at: Date): string {
+  return calendarDate(zone, at.getTime()).toISODate() as string;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+const quarterHourMs = 15 * 60 * 1000;
+const offsets = new Map<string, number>();
+const maxOffsets = 50_000;
+
+/*
+ * The zone's UTC offset at an instant (ms). Every zone changes its offset only at a quarter hour
+ * of UTC, so one look-up (luxon, through Intl: tens of microseconds) serves a whole quarter hour
+ * and is kept (a bounded cache, emptied when full).
+ */
+function offsetMs(zone: string, ms: number): number {
+  const quarter = Math.floor(ms / quarterHourMs);
+  const key = `${zone} ${quarter}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    if (offsets.size >= maxOffsets) offsets.clear();
+    offset = DateTime.fromMillis(quarter * quarterHourMs, { zone }).offset * 60_000;
+    offsets.set(key, offset);
+  }
+  return offset;
 }
 
 /** The [start, end) instants of the windows that start on `day`, empty ones left out. */

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/client.ts';
 import type { Clock, Ctx } from '../context.ts';
@@ -6,7 +7,7 @@ import { ApiError } from '../errors.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
 import type { Plan } from '../scopes.ts';
 import { lockOrCollide, writeTransaction } from '../write-collisions.ts';
-import { storeStatus } from './schedule.ts';
+import { localDate, storeStatus } from './schedule.ts';
 import {
   type Closure,
   type ClosureInput,
@@ -40,11 +41,6 @@ function tenantOf(ctx: Ctx): string {
   return ctx.tenantId;
 }
 
-/** Today's date in the restaurant's zone. */
-function localToday(timezone: string, now: Date): string {
-  return DateTime.fromJSDate(now, { zone: timezone }).toISODate() as string;
-}
-
 /*
  * The address as one line; postal code and city are split out only when the line starts with a
  * postal code (digits, optionally with a dash part: `10115 Berlin`, `1010 Wien, Ring 1`).
@@ -60,37 +56,40 @@ function addressOf(line: string | null, country: string | null): Store['address'
   };
 }
 
-async function loadClosures(ctx: Ctx, tenantId: string, today: string): Promise<Closure[]> {
-  const rows = await ctx.db
-    .selectFrom('store_closures')
-    .select(['date', 'closed', 'hours', 'note'])
-    .where('tenant_id', '=', tenantId)
-    .where('date', '>=', today)
-    .orderBy('date')
-    .execute();
-  return rows.map((row) => ({ object: 'closure', ...row }));
+/*
+ * One query for the store, its restaurant and its special days from yesterday on (restaurant-
+ * local; yesterday's special day still decides a window of yesterday that runs past midnight).
+ * With `lock`, the store's row is locked (NOWAIT: another write under way is a collision).
+ */
+function storeQuery(ctx: Ctx, tenantId: string, now: Date, lock: boolean) {
+  return ctx.db
+    .selectFrom('stores as s')
+    .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
+    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country'])
+    .selectAll('s')
+    .select(
+      sql<Array<Omit<Closure, 'object'>>>`(
+        SELECT coalesce(json_agg(json_build_object(
+          'date', c.date::text, 'closed', c.closed, 'hours', c.hours, 'note', c.note) ORDER BY c.date), '[]')
+        FROM store_closures c
+        WHERE c.tenant_id = s.tenant_id AND c.date >= (${now}::timestamptz AT TIME ZONE r.timezone)::date - 1
+      )`.as('days'),
+    )
+    .where('s.tenant_id', '=', tenantId)
+    .$if(lock, (query) => query.forUpdate('s').noWait());
 }
 
 /**
  * The restaurant's store as GET /store shows it now: status and next_opening_at computed from the
  * hours, special days and pause at this moment (never stored, so never stale). With `lock`, the
- * store's row is locked first (NOWAIT: another write under way is a collision, retried).
+ * store's row is locked first (a collision is retried, write-collisions.ts).
  */
 async function loadStore(ctx: Ctx, lock: boolean): Promise<Store> {
   const tenantId = tenantOf(ctx);
-  let query = ctx.db
-    .selectFrom('stores as s')
-    .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
-    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country'])
-    .selectAll('s')
-    .where('s.tenant_id', '=', tenantId);
-  if (lock) query = query.forUpdate('s').noWait();
-  const row = await lockOrCollide(query.executeTakeFirstOrThrow());
   const now = ctx.clock.now();
-  const today = localToday(row.timezone, now);
-  // Yesterday's special day still decides a window of yesterday that runs past midnight.
-  const yesterday = DateTime.fromISO(today, { zone: 'utc' }).minus({ days: 1 }).toISODate() as string;
-  const days = await loadClosures(ctx, tenantId, yesterday);
+  const row = await lockOrCollide(storeQuery(ctx, tenantId, now, lock).executeTakeFirstOrThrow());
+  const days = row.days.map((day) => ({ object: 'closure' as const, ...day }));
+  const today = localDate(row.timezone, now);
   const closures = days.filter((closure) => closure.date >= today);
   const { status, next_opening_at } = storeStatus(
     {
@@ -313,7 +312,7 @@ export async function upsertClosure(
   input: ClosureInput,
 ): Promise<{ closure: Closure; created: boolean }> {
   const before = await loadStore(ctx, true);
-  checkDate(input.date, localToday(before.timezone, ctx.clock.now()));
+  checkDate(input.date, localDate(before.timezone, ctx.clock.now()));
   const hours = input.hours ?? [];
   if (input.closed && hours.length > 0)
     throw new ApiError('invalid_request', 'A day closed all day has no hours.', { param: 'hours' });
