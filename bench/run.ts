@@ -8,16 +8,16 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
 import { checkAccessToken } from '../src/domain/connections/access-tokens.ts';
 import { ConnectionSchema } from '../src/domain/connections/connection.schema.ts';
 import { systemCtx } from '../src/domain/context.ts';
-import { openLimiters } from '../src/domain/limits/limiters.ts';
 import { makeTenant } from '../test/harness.ts';
+import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
+import { busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './figures.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchOAuth } from './oauth.ts';
+import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
 import { benchWebhooks } from './webhooks.ts';
 
@@ -117,95 +117,11 @@ class LoadGenerator {
   }
 }
 
-/** CPU time of the whole machine (every core, every process), in ms. */
-interface CpuSnapshot {
-  busy: number;
-  total: number;
-}
-
-function cpuSnapshot(): CpuSnapshot {
-  let busy = 0;
-  let total = 0;
-  for (const { times } of os.cpus()) {
-    const all = times.user + times.nice + times.sys + times.irq + times.idle;
-    total += all;
-    busy += all - times.idle;
-  }
-  return { busy, total };
-}
-
-const cpuSince = (from: CpuSnapshot): CpuSnapshot => {
-  const now = cpuSnapshot();
-  return { busy: now.busy - from.busy, total: now.total - from.total };
-};
-
-/** One autocannon run and how busy the machine was meanwhile. */
-interface Segment {
-  result: LoadResult;
-  cpu: CpuSnapshot;
-  /** CPU time of this (the server's) process meanwhile, in µs; PGlite runs in it too. */
-  serverCpu: number;
-}
-
-interface Figures {
-  route: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  seconds: number;
-  non2xx: number;
-  errors: number;
-  statusCodes: Record<string, number>;
-  /** Machine CPU busy meanwhile, 0-100 % of all cores. */
-  cpuPercent: number;
-  /** CPU time of the server process per response, µs. */
-  serverCpuPerRequest: number;
-}
-
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-}
-
-/** The figures of one route over all its measured rounds. */
-function combine(route: string, segments: readonly Segment[]): Figures {
-  const results = segments.map((s) => s.result);
-  const total = results.reduce((n, r) => n + r.latencies.length, 0);
-  const latencies = new Float64Array(total);
-  let offset = 0;
-  const statusCodes: Record<string, number> = {};
-  for (const r of results) {
-    latencies.set(r.latencies, offset);
-    offset += r.latencies.length;
-    for (const [code, count] of Object.entries(r.statusCodes))
-      statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  }
-  latencies.sort();
-  const requests = results.reduce((n, r) => n + r.requests, 0);
-  const seconds = results.reduce((n, r) => n + r.seconds, 0);
-  return {
-    route,
-    rps: requests / seconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    requests,
-    seconds,
-    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
-    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
-    statusCodes,
-    serverCpuPerRequest: segments.reduce((n, s) => n + s.serverCpu, 0) / requests,
-    cpuPercent:
-      (segments.reduce((n, s) => n + s.cpu.busy, 0) / segments.reduce((n, s) => n + s.cpu.total, 0)) * 100,
-  };
-}
-
 interface DatabaseRun {
   kind: BenchDatabaseKind;
   where: string;
   bodyBytes: number;
-  bare: Figures;
-  me: Figures;
+  figures: Record<typeof barePath | typeof mePath, Figures>;
   /** Any non-2xx answer or error, warm-up included. */
   failures: string[];
 }
@@ -213,37 +129,24 @@ interface DatabaseRun {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /**
- * The built app plus one bare route on the same Fastify instance: same process, same global hooks
- * (request id, onSend headers), same serializer for the same schema — only the /v1 pipeline
+ * The app with a bare route returning what GET /v1/me does: only the /v1 pipeline
  * (authentication query, hooks) differs.
  */
 async function startServer(kind: BenchDatabaseKind) {
   const bench = await openBenchDatabase(kind);
-  let app: FastifyInstance | null = null;
+  let app: BenchApp | null = null;
   try {
     const db = bench.database.db;
     const tenant = await makeTenant(systemCtx(db));
     const check = await checkAccessToken(db, tenant.token, new Date());
     if (check.status !== 'valid') throw new Error(`the bench token is ${check.status}`);
     const connection = check.auth.connection;
-
-    // The rate limits count every request where the service would (in Redis with REDIS_URL), but
-    // with a limit the load never reaches.
-    const limiters = await openLimiters(
-      { db, redisUrl: process.env.REDIS_URL || null },
-      { points: 1_000_000_000 },
-    );
-    app = await buildApp({ config: { baseUrl: 'http://127.0.0.1' }, db, limiters });
-    app.addHook('onClose', () => limiters.close());
-    app.get(
-      barePath,
-      { schema: { hide: true, response: { 200: ConnectionSchema } } },
-      async () => connection,
-    );
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    const origin = `http://127.0.0.1:${address.port}`;
+    app = await listenWithBareRoute(db, {
+      path: barePath,
+      schema: ConnectionSchema,
+      handler: async () => connection,
+    });
+    const origin = app.origin;
     const headers = { authorization: `Bearer ${tenant.token}` };
 
     // Both routes must answer 200 with the very same bytes, or the comparison means nothing.
@@ -265,20 +168,10 @@ async function startServer(kind: BenchDatabaseKind) {
       headers,
       where: bench.where,
       bodyBytes: Buffer.byteLength(me.body),
-      close: async () => {
-        try {
-          await server.close();
-        } finally {
-          await bench.dispose();
-        }
-      },
+      close: () => closeBoth(server, bench),
     };
   } catch (error) {
-    try {
-      await app?.close();
-    } finally {
-      await bench.dispose();
-    }
+    await closeBoth(app, bench);
     throw error;
   }
 }
@@ -292,47 +185,12 @@ async function benchDatabase(
   const server = await startServer(kind);
   try {
     const failures: string[] = [];
-    const job = (path: string, duration: number): LoadJob => ({
-      url: server.origin + path,
-      headers: server.headers,
-      connections: options.connections,
-      duration,
-    });
-    const check = (label: string, r: LoadResult) => {
-      if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-        failures.push(
-          `${kind} ${label}: ${r.non2xx} non-2xx (status ${JSON.stringify(r.statusCodes)}), ${r.errors} errors, ${r.timeouts} timeouts`,
-        );
-      }
-    };
-
-    log(`${kind}: warm-up ${options.warmup} s per route`);
-    for (const path of [barePath, mePath])
-      check(`warm-up ${path}`, await load.run(job(path, options.warmup)));
-
-    const segment = options.duration / options.rounds;
-    const bare: Segment[] = [];
-    const me: Segment[] = [];
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const [path, into] of [
-        [barePath, bare],
-        [mePath, me],
-      ] as const) {
-        log(`${kind}: round ${round}/${options.rounds} ${path} ${segment} s`);
-        const before = cpuSnapshot();
-        const serverBefore = process.cpuUsage();
-        const result = await load.run(job(path, segment));
-        const used = process.cpuUsage(serverBefore);
-        into.push({ result, cpu: cpuSince(before), serverCpu: used.user + used.system });
-        check(`${path} round ${round}`, result);
-      }
-    }
+    const figures = await measureRoutes(kind, server, [barePath, mePath], options, load, failures);
     return {
       kind,
       where: server.where,
       bodyBytes: server.bodyBytes,
-      bare: combine(`GET ${barePath}`, bare),
-      me: combine(`GET ${mePath}`, me),
+      figures,
       failures,
     };
   } finally {
@@ -340,57 +198,8 @@ async function benchDatabase(
   }
 }
 
-function table(runs: readonly DatabaseRun[]): string {
-  const header = [
-    'database',
-    'route',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'requests',
-    'non-2xx',
-    'errors',
-    'server µs/req',
-    'CPU %',
-  ];
-  const rows: string[][] = [];
-  for (const run of runs) {
-    for (const f of [run.bare, run.me]) {
-      rows.push([
-        run.kind,
-        f.route,
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        String(f.requests),
-        String(f.non2xx),
-        String(f.errors),
-        f.serverCpuPerRequest.toFixed(0),
-        f.cpuPercent.toFixed(0),
-      ]);
-    }
-    rows.push([
-      run.kind,
-      'ratio me/bare',
-      (run.me.rps / run.bare.rps).toFixed(3),
-      '',
-      '',
-      '',
-      '',
-      '',
-      '',
-      '',
-    ]);
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [line(header), rule, ...rows.map(line)].join('\n');
-}
+/** req/s of GET /v1/me over the bare route's: what the /v1 pipeline costs. */
+const meRatio = (run: DatabaseRun) => run.figures[mePath].rps / run.figures[barePath].rps;
 
 async function main(): Promise<void> {
   const options = parseOptions();
@@ -404,10 +213,9 @@ async function main(): Promise<void> {
   const storeKinds: BenchDatabaseKind[] = options.only === 'store' ? ['pglite', 'postgres'] : kinds;
   const cpus = os.cpus();
   // The bench needs the machine to itself: anything else running skews both routes, the DB-bound one most.
-  const idleCheck = cpuSnapshot();
+  const idleCheck = cpuTimes();
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const idle = cpuSince(idleCheck);
-  const busyBefore = (idle.busy / idle.total) * 100;
+  const busyBefore = busyPercent(cpuSince(idleCheck));
   if (busyBefore > 10) {
     log(
       `warning: the CPUs were ${busyBefore.toFixed(0)} % busy before the bench; other processes skew the figures`,
@@ -453,10 +261,11 @@ async function main(): Promise<void> {
     );
   }
   for (const run of runs) out.push(`${run.kind}: ${run.where} (body ${run.bodyBytes} bytes)`);
-  if (kinds.length > 0) out.push('', runs.length > 0 ? table(runs) : '(no results)', '');
+  const table = () => routeTable(runs.map((run) => ({ ...run, ratios: [['ratio me/bare', meRatio(run)]] })));
+  if (kinds.length > 0) out.push('', runs.length > 0 ? table() : '(no results)', '');
   const postgres = runs.find((r) => r.kind === 'postgres');
   if (postgres) {
-    const ratio = postgres.me.rps / postgres.bare.rps;
+    const ratio = meRatio(postgres);
     out.push(
       `PostgreSQL ratio me/bare ${ratio.toFixed(3)}: ${ratio >= 0.3 ? 'meets' : 'BELOW'} the target 0.3`,
     );

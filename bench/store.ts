@@ -12,17 +12,15 @@
  * 04:00 now, so the store is closed for hours either side of the run and its next opening (the
  * coming lunch) does not move; the body is checked again after the run.
  */
-import os from 'node:os';
-import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
-import { buildApp } from '../src/app.ts';
 import { systemCtx } from '../src/domain/context.ts';
-import { openLimiters } from '../src/domain/limits/limiters.ts';
 import { type Store, StoreSchema } from '../src/domain/store/store.schema.ts';
 import { getStore, updateStore } from '../src/domain/store/store.service.ts';
 import { makeTenant, tokenFor } from '../test/harness.ts';
+import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
-import type { LoadJob, LoadResult } from './load.ts';
+import { type Figures, type RouteRun, routeTable } from './figures.ts';
+import { type LoadRunner, measureRoutes, type RoundsOptions } from './rounds.ts';
 
 const storePath = '/v1/store';
 const barePath = '/bench/store-bare';
@@ -33,18 +31,6 @@ type Route = (typeof routes)[number];
 /** Local time of the run: the middle of the night, hours from closing (22:30) and opening (11:30). */
 const runMinutes = 4 * 60;
 const tuesdayToSunday = [1, 2, 3, 4, 5, 6];
-
-export interface StoreBenchOptions {
-  duration: number;
-  warmup: number;
-  rounds: number;
-  connections: number;
-}
-
-/** bench/run.ts's load generator: autocannon in a child process, one job at a time. */
-export interface LoadRunner {
-  run(job: LoadJob): Promise<LoadResult>;
-}
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -113,7 +99,7 @@ async function setUpStore(origin: string, token: string, zone: string): Promise<
 /** The app with the bare route, on a fresh database with the store set up; the bodies checked. */
 async function startServer(kind: BenchDatabaseKind) {
   const bench = await openBenchDatabase(kind);
-  let app: FastifyInstance | null = null;
+  let app: BenchApp | null = null;
   try {
     const db = bench.database.db;
     const ctx = systemCtx(db);
@@ -135,22 +121,17 @@ async function startServer(kind: BenchDatabaseKind) {
     });
     const token = await tokenFor(ctx, tenant, ['store:read']);
 
-    const limiters = await openLimiters(
-      { db, redisUrl: process.env.REDIS_URL || null },
-      { points: 1_000_000_000 },
-    );
-    app = await buildApp({ config: { baseUrl: 'http://127.0.0.1' }, db, limiters });
-    app.addHook('onClose', () => limiters.close());
     // Routes can only be added before listening; the Store it returns is read once set up.
     let snapshot: Store | null = null;
-    app.get(barePath, { schema: { hide: true, response: { 200: StoreSchema } } }, async () => {
-      if (snapshot === null) throw new Error('the store is not set up yet');
-      return snapshot;
+    app = await listenWithBareRoute(db, {
+      path: barePath,
+      schema: StoreSchema,
+      handler: async () => {
+        if (snapshot === null) throw new Error('the store is not set up yet');
+        return snapshot;
+      },
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    const origin = `http://127.0.0.1:${address.port}`;
+    const origin = app.origin;
 
     await setUpStore(origin, tenant.token, zone);
     snapshot = await getStore(tenantCtx);
@@ -185,78 +166,12 @@ async function startServer(kind: BenchDatabaseKind) {
       body,
       meBytes: Buffer.byteLength(me.body),
       storeBody,
-      close: async () => {
-        try {
-          await server.close();
-        } finally {
-          await bench.dispose();
-        }
-      },
+      close: () => closeBoth(server, bench),
     };
   } catch (error) {
-    try {
-      await app?.close();
-    } finally {
-      await bench.dispose();
-    }
+    await closeBoth(app, bench);
     throw error;
   }
-}
-
-/** CPU time of the whole machine (every core, every process), in ms. */
-function cpuTimes(): { busy: number; total: number } {
-  let busy = 0;
-  let total = 0;
-  for (const { times } of os.cpus()) {
-    const all = times.user + times.nice + times.sys + times.irq + times.idle;
-    total += all;
-    busy += all - times.idle;
-  }
-  return { busy, total };
-}
-
-/** One measured round of one route. */
-interface Segment {
-  result: LoadResult;
-  cpuBusy: number;
-  cpuTotal: number;
-  /** CPU time of this (the server's) process, µs. */
-  serverCpu: number;
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  serverCpuPerRequest: number;
-  cpuPercent: number;
-}
-
-function combine(segments: readonly Segment[]): Figures {
-  const sum = (f: (s: Segment) => number) => segments.reduce((n, s) => n + f(s), 0);
-  const latencies = new Float64Array(sum((s) => s.result.latencies.length));
-  let offset = 0;
-  for (const { result } of segments) {
-    latencies.set(result.latencies, offset);
-    offset += result.latencies.length;
-  }
-  latencies.sort();
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? Number.NaN;
-  const requests = sum((s) => s.result.requests);
-  return {
-    rps: requests / sum((s) => s.result.seconds),
-    p50: at(0.5),
-    p99: at(0.99),
-    requests,
-    non2xx: sum((s) => s.result.non2xx),
-    errors: sum((s) => s.result.errors + s.result.timeouts),
-    serverCpuPerRequest: sum((s) => s.serverCpu) / requests,
-    cpuPercent: (sum((s) => s.cpuBusy) / sum((s) => s.cpuTotal)) * 100,
-  };
 }
 
 interface StoreRun {
@@ -267,7 +182,7 @@ interface StoreRun {
 
 async function benchDatabase(
   kind: BenchDatabaseKind,
-  options: StoreBenchOptions,
+  options: RoundsOptions,
   load: LoadRunner,
   failures: string[],
 ): Promise<StoreRun> {
@@ -276,104 +191,37 @@ async function benchDatabase(
   );
   const server = await startServer(kind);
   try {
-    const job = (path: Route, duration: number): LoadJob => ({
-      url: server.origin + path,
-      headers: server.headers,
-      connections: options.connections,
-      duration,
-    });
-    const check = (label: string, r: LoadResult) => {
-      if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
-        failures.push(
-          `${kind} ${label}: ${r.non2xx} non-2xx (status ${JSON.stringify(r.statusCodes)}), ${r.errors} errors, ${r.timeouts} timeouts`,
-        );
-    };
-    log(`${kind}: warm-up ${options.warmup} s per route`);
-    for (const path of routes) check(`warm-up ${path}`, await load.run(job(path, options.warmup)));
-
-    const segment = options.duration / options.rounds;
-    const segments: Record<Route, Segment[]> = { [barePath]: [], [storePath]: [], [mePath]: [] };
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const path of routes) {
-        log(`${kind}: round ${round}/${options.rounds} ${path} ${segment} s`);
-        const cpuBefore = cpuTimes();
-        const serverBefore = process.cpuUsage();
-        const result = await load.run(job(path, segment));
-        const used = process.cpuUsage(serverBefore);
-        const cpuAfter = cpuTimes();
-        segments[path].push({
-          result,
-          cpuBusy: cpuAfter.busy - cpuBefore.busy,
-          cpuTotal: cpuAfter.total - cpuBefore.total,
-          serverCpu: used.user + used.system,
-        });
-        check(`${path} round ${round}`, result);
-      }
-    }
+    const figures = await measureRoutes(kind, server, routes, options, load, failures);
     // The comparison holds only if GET /v1/store answered what the bare route did all along.
     if ((await server.storeBody()) !== server.body)
       failures.push(`${kind}: the body of GET ${storePath} changed during the run`);
     return {
       kind,
       description: `${kind}: ${server.where}; zone ${server.zone}, ${server.localTime} local, closed, next opening ${server.nextOpening} (store body ${Buffer.byteLength(server.body)} bytes, me ${server.meBytes})`,
-      figures: {
-        [barePath]: combine(segments[barePath]),
-        [storePath]: combine(segments[storePath]),
-        [mePath]: combine(segments[mePath]),
-      },
+      figures,
     };
   } finally {
     await server.close();
   }
 }
 
-function table(runs: readonly StoreRun[]): string {
-  const header = [
-    'database',
-    'route',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'requests',
-    'non-2xx',
-    'errors',
-    'server µs/req',
-    'CPU %',
-  ];
-  const rows: string[][] = [];
-  for (const { kind, figures } of runs) {
-    for (const path of routes) {
-      const f = figures[path];
-      rows.push([
-        kind,
-        `GET ${path}`,
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        String(f.requests),
-        String(f.non2xx),
-        String(f.errors),
-        f.serverCpuPerRequest.toFixed(0),
-        f.cpuPercent.toFixed(0),
-      ]);
-    }
-    const store = figures[storePath].rps;
-    rows.push([kind, 'ratio store/bare', (store / figures[barePath].rps).toFixed(3)]);
-    rows.push([kind, 'ratio store/me', (store / figures[mePath].rps).toFixed(3)]);
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+/** The table's rows of one database, with GET /v1/store's req/s over the bare route's and GET /v1/me's. */
+function tableRun({ kind, figures }: StoreRun): RouteRun {
+  const store = figures[storePath].rps;
+  return {
+    kind,
+    figures,
+    ratios: [
+      ['ratio store/bare', store / figures[barePath].rps],
+      ['ratio store/me', store / figures[mePath].rps],
+    ],
+  };
 }
 
 /** Runs the bench on each database in turn; returns the report's lines and any failures. */
 export async function benchStore(
   kinds: readonly BenchDatabaseKind[],
-  options: StoreBenchOptions,
+  options: RoundsOptions,
   load: LoadRunner,
 ): Promise<{ lines: string[]; failures: string[] }> {
   const failures: string[] = [];
@@ -391,7 +239,7 @@ export async function benchStore(
       `GET ${storePath}: ${options.connections} connections, ${options.duration} s per route in ${options.rounds} alternating round(s) (bare, store, me), ${options.warmup} s warm-up per route; one store:read token; bare route returns the store's bytes`,
       ...runs.map((r) => r.description),
       '',
-      runs.length > 0 ? table(runs) : '(no results)',
+      runs.length > 0 ? routeTable(runs.map(tableRun)) : '(no results)',
       '',
     ],
     failures,

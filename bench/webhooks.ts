@@ -18,13 +18,13 @@ import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import type { Db } from '../src/db/client.ts';
 import { systemCtx } from '../src/domain/context.ts';
 import { recordEvent } from '../src/domain/events/events.store.ts';
 import { setAppWebhook } from '../src/domain/webhooks/app-webhook.service.ts';
 import { makeTenant, type Tenant } from '../test/harness.ts';
 import { openBenchDatabase } from './databases.ts';
+import { alignColumns, busyPercent, cpuSince, cpuTimes, percentile } from './figures.ts';
 
 /** The worker sends up to about 100 deliveries at once to one webhook (src/domain/webhooks/delivery.ts): the bare loop keeps as many in flight. */
 const concurrency = 100;
@@ -120,18 +120,6 @@ async function arrivalsOf(
       throw new Error(`the worker ended (${worker.signalCode ?? worker.exitCode}) during the bench`);
     await sleep(20);
   }
-}
-
-/** CPU time of the whole machine (every core, every process), in ms. */
-function cpuTimes(): { busy: number; total: number } {
-  let busy = 0;
-  let total = 0;
-  for (const { times } of os.cpus()) {
-    const all = times.user + times.nice + times.sys + times.irq + times.idle;
-    total += all;
-    busy += all - times.idle;
-  }
-  return { busy, total };
 }
 
 /** The worker role as operators run it, on the bench database; resolves once it has started. */
@@ -252,10 +240,6 @@ interface Figures {
   cpuPercent: number;
 }
 
-function percentile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-}
-
 /**
  * One phase of the worker on a database of its own: a test restaurant with an app whose webhook
  * takes every order event, a warm-up, then `count` events at `rate`.
@@ -300,7 +284,7 @@ async function workerPhase(
     await arrivalsOf(receiver, count, enqueueEnd + drainMs, started);
     const arrivals = receiver.arrivals;
     const end = arrivals.size === count ? Math.max(...arrivals.values()) : performance.now();
-    const cpuEnd = cpuTimes();
+    const cpuUsed = cpuSince(cpu);
     const first = Math.min(...committed.values());
     const latencies = [...committed].map(([id, at]) => (arrivals.get(id) ?? Number.POSITIVE_INFINITY) - at);
     latencies.sort((a, b) => a - b);
@@ -316,7 +300,7 @@ async function workerPhase(
         p50: percentile(latencies, 0.5),
         p99: percentile(latencies, 0.99),
         enqueuedPerSecond: count / ((enqueueEnd - enqueueStart) / 1000),
-        cpuPercent: ((cpuEnd.busy - cpu.busy) / (cpuEnd.total - cpu.total)) * 100,
+        cpuPercent: busyPercent(cpuUsed),
       },
       sample: receiver.sample(),
     };
@@ -374,7 +358,7 @@ async function barePhase(receiver: Receiver, body: string, failures: string[]): 
     const start = performance.now();
     const result = await runBare(child, { ...job, count: throughputEvents });
     const seconds = (performance.now() - start) / 1000;
-    const cpuEnd = cpuTimes();
+    const cpuUsed = cpuSince(cpu);
     check('bare', result);
     return {
       label: 'bare fetch + HMAC',
@@ -386,7 +370,7 @@ async function barePhase(receiver: Receiver, body: string, failures: string[]): 
       p50: Number.NaN,
       p99: Number.NaN,
       enqueuedPerSecond: null,
-      cpuPercent: ((cpuEnd.busy - cpu.busy) / (cpuEnd.total - cpu.total)) * 100,
+      cpuPercent: busyPercent(cpuUsed),
     };
   } finally {
     child.kill();
@@ -422,13 +406,7 @@ function table(rows: readonly Figures[], ratio: number): string {
     f.cpuPercent.toFixed(0),
   ]);
   cells.push(['ratio worker/bare', '', '', '', '', ratio.toFixed(3), '', '', '', '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const line = (row: readonly string[]) =>
-    row
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+  return alignColumns(header, cells, 1);
 }
 
 /** Runs the webhook bench on fresh PostgreSQL databases; returns the report's lines and any failures. */
