@@ -5,10 +5,10 @@ import { sql } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import pino from 'pino';
 import { buildApp, redactedLogPaths } from '../../src/app.ts';
-import { enableTotp } from '../../src/domain/accounts/totp.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { InputError } from '../../src/domain/errors.ts';
 import { sha256 } from '../../src/domain/ids.ts';
+import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import {
   authorizeQuery,
@@ -392,7 +392,7 @@ describe('second factor (TOTP)', () => {
   test('an account with a second factor gives its code before the consent page; a code works once', async () => {
     const account = await makeAccount(t.ctx);
     const restaurant = await makeRestaurant(t.ctx, [account.id]);
-    const { secret, uri } = await enableTotp(t.ctx, account.id);
+    const { secret, uri } = await withSecondFactor(t.ctx, account.id);
     assert.match(uri, /^otpauth:\/\/totp\/Servery:/);
 
     const browser = new Browser(t.app);
@@ -446,7 +446,7 @@ describe('second factor (TOTP)', () => {
 
   test('a pending sign-in expires after 10 minutes', async () => {
     const account = await makeAccount(t.ctx);
-    await enableTotp(t.ctx, account.id);
+    await withSecondFactor(t.ctx, account.id);
     const browser = new Browser(t.app);
     await signIn(browser, query(), account.email);
     t.clock.advance(10 * 60 * 1000);
@@ -455,7 +455,7 @@ describe('second factor (TOTP)', () => {
 
   test('wrong codes count as failed sign-ins', async () => {
     const account = await makeAccount(t.ctx);
-    const { secret } = await enableTotp(t.ctx, account.id);
+    const { secret } = await withSecondFactor(t.ctx, account.id);
     const browser = new Browser(t.app, '10.3.0.1');
     await signIn(browser, query(), account.email);
     const page = await browser.get(`/oauth/authorize?${query()}`);
@@ -735,7 +735,7 @@ describe('logs', () => {
     try {
       const account = await makeAccount(t.ctx);
       const restaurant = await makeRestaurant(t.ctx, [account.id]);
-      const { secret } = await enableTotp(t.ctx, account.id);
+      const { secret } = await withSecondFactor(t.ctx, account.id);
       const browser = new Browser(logged);
       await signIn(browser, query(), account.email, 'a wrong password');
       await signIn(browser, query(), account.email);

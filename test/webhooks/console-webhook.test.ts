@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import { enableTotp } from '../../src/domain/accounts/totp.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
+import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
 import type { TestApp } from '../harness.ts';
 import { buildWebhookTestApp, call, json, newAccount, password, signInTo } from './webhook-helpers.ts';
 
@@ -94,7 +94,7 @@ test('sign-in: developer accounts only; the cookie is HttpOnly, SameSite=Strict,
 
 test('with a second factor, the session works only after the right code; sign-out ends it', async () => {
   const clientId = await newApp();
-  const { secret } = await enableTotp(t.ctx, developer.id);
+  const { secret } = await withSecondFactor(t.ctx, developer.id);
   const response = await call(t.app, 'POST', '/console/api/sessions', null, {
     email: developer.email,
     password,

@@ -1,6 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Ctx } from '../context.ts';
-import { InputError } from '../errors.ts';
 
 /*
  * The second factor: time-based one-time codes (RFC 6238: SHA-1, 6 digits, 30 seconds), as
@@ -11,23 +10,6 @@ import { InputError } from '../errors.ts';
  */
 function totpOf(secret: string, label: string): TOTP {
   return new TOTP({ issuer: 'Servery', label, secret: Secret.fromBase32(secret) });
-}
-
-/** Sets up (or replaces) the account's second factor; returns the secret and the otpauth:// URI for an authenticator app. */
-export async function enableTotp(ctx: Ctx, accountId: string): Promise<{ secret: string; uri: string }> {
-  const account = await ctx.db
-    .selectFrom('accounts')
-    .select('email')
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!account) throw new InputError(`no account ${accountId}`);
-  const secret = new Secret({ size: 20 }).base32;
-  await ctx.db
-    .updateTable('accounts')
-    .set({ totp_secret: secret, totp_last_step: null })
-    .where('id', '=', accountId)
-    .execute();
-  return { secret, uri: totpOf(secret, account.email).toString() };
 }
 
 /** The time step a code stands for with this secret (current step ± 1), or null. */
