@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type Account, createAccount } from '../domain/accounts/accounts.service.ts';
+import { removeTotp } from '../domain/accounts/totp.ts';
 import { createRestaurant, type Restaurant } from '../domain/restaurants/restaurants.service.ts';
 import { inAdminTransaction } from './admin-transaction.ts';
 import { optionalText, parseCommandLine, printResult, required } from './command-line.ts';
@@ -87,5 +88,29 @@ export async function createDeveloperCommand(args: string[]): Promise<void> {
     { account, restaurant, generated_password: generated },
     `created developer ${account.email} (account ${account.id}) with the test restaurant ` +
       `"${restaurant.name}" (slug ${restaurant.slug})${passwordNote(generated)}`,
+  );
+}
+
+/**
+ * `servery second-factor off --email <e>`: turns an account's second factor off when its owner
+ * lost the device (make sure first who is asking); the account's sessions end.
+ */
+export async function secondFactorOffCommand(args: string[]): Promise<void> {
+  const command = 'second-factor off';
+  const { values } = parseCommandLine(command, () =>
+    parseArgs({
+      args,
+      options: { email: { type: 'string' }, json: { type: 'boolean', default: false } },
+      strict: true,
+    }),
+  );
+  const email = required(command, 'email', values.email);
+  const result = await inAdminTransaction((ctx) => removeTotp(ctx, email));
+  printResult(
+    values.json,
+    { account_id: result.accountId, second_factor_was_on: result.wasOn },
+    result.wasOn
+      ? `turned off the second factor of ${email}; its sessions ended`
+      : `${email} had no second factor; its sessions ended`,
   );
 }

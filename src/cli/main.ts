@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError } from '../config.ts';
 import { InputError } from '../domain/errors.ts';
-import { createDeveloperCommand, createOwnerCommand } from './account.commands.ts';
+import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
@@ -25,6 +25,8 @@ Accounts (a password is generated and printed once when --password is omitted)
       [--timezone <IANA>] [--currency <ISO 4217>] [--country <XX>]
                                     a developer account and its test restaurant (pro plan)
                                     defaults: Europe/Berlin, EUR, DE
+  second-factor off --email <e>     turn off an account's second factor (a lost device;
+                                    make sure who is asking); its sessions end
 
 Restaurants
   restaurant create --name <n> --owner <email> [--owner <email> ...]
@@ -82,6 +84,7 @@ const commands: Readonly<Record<string, Command>> = {
   migrate: migrateCommand,
   'owner create': createOwnerCommand,
   'developer create': createDeveloperCommand,
+  'second-factor off': secondFactorOffCommand,
   'restaurant create': createRestaurantCommand,
   'restaurant subscription': restaurantSubscriptionCommand,
   'app create': createAppCommand,

@@ -437,6 +437,52 @@ test('app approve, suspend and reject change the app status', async () => {
   assert.equal(await statusOfSeededApp(), 'rejected');
 });
 
+test('second-factor off turns an account’s second factor off and ends its sessions', async () => {
+  const account = await withDatabase(async (db) => {
+    const found = await db
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', seeded.owner)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('accounts')
+      .set({ totp_secret: 'JBSWY3DPEHPK3PXP' })
+      .where('id', '=', found.id)
+      .execute();
+    await db
+      .insertInto('sessions')
+      .values({
+        id_hash: sha256('a session'),
+        account_id: found.id,
+        second_factor_pending: false,
+        created_at: new Date(),
+        expires_at: new Date(Date.now() + 3600_000),
+      })
+      .execute();
+    return found;
+  });
+  const result = jsonOf(await servery('second-factor', 'off', '--email', 'OWNER@cli.test', '--json'));
+  assert.deepEqual(result, { account_id: account.id, second_factor_was_on: true });
+  const after = await withDatabase(async (db) => ({
+    secret: (
+      await db
+        .selectFrom('accounts')
+        .select('totp_secret')
+        .where('id', '=', account.id)
+        .executeTakeFirstOrThrow()
+    ).totp_secret,
+    sessions: await db
+      .selectFrom('sessions')
+      .select('id_hash')
+      .where('account_id', '=', account.id)
+      .execute(),
+  }));
+  assert.deepEqual(after, { secret: null, sessions: [] });
+  const again = await servery('second-factor', 'off', '--email', seeded.owner);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /had no second factor/);
+});
+
 describe('bad input', () => {
   /** The state before; a refused command changes none of it. */
   let unchanged: Record<string, unknown>;
@@ -453,6 +499,13 @@ describe('bad input', () => {
     assert.match(run.stderr, message);
     assert.deepEqual(await snapshot(), unchanged);
   }
+
+  test('second-factor off for an unknown e-mail is refused', async () => {
+    await refused(
+      ['second-factor', 'off', '--email', 'nobody@example.test'],
+      /no account with the e-mail address/,
+    );
+  });
 
   test('an unknown command is refused', async () => {
     await refused(['frobnicate'], /unknown command "frobnicate"/);

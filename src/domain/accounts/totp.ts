@@ -1,5 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Ctx } from '../context.ts';
+import { InputError } from '../errors.ts';
+import { findAccountByEmail } from './accounts.service.ts';
 
 /*
  * The second factor: time-based one-time codes (RFC 6238: SHA-1, 6 digits, 30 seconds), as
@@ -99,4 +101,23 @@ export async function hasTotp(ctx: Ctx, accountId: string): Promise<boolean> {
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   return account.totp_secret !== null;
+}
+
+/**
+ * The operator turns an account's second factor off (its owner lost the device, and the operator
+ * made sure who is asking). Returns whether one was on; the account's sessions are ended, so the
+ * next sign-in asks for the password again. An unknown e-mail is an InputError.
+ */
+export async function removeTotp(ctx: Ctx, email: string): Promise<{ accountId: string; wasOn: boolean }> {
+  const found = await findAccountByEmail(ctx, email);
+  if (!found) throw new InputError(`no account with the e-mail address ${email}`);
+  const wasOn = await hasTotp(ctx, found.id);
+  const account = { id: found.id };
+  await ctx.db
+    .updateTable('accounts')
+    .set({ totp_secret: null, totp_last_step: null, totp_pending_secret: null })
+    .where('id', '=', account.id)
+    .execute();
+  await ctx.db.deleteFrom('sessions').where('account_id', '=', account.id).execute();
+  return { accountId: account.id, wasOn };
 }
