@@ -6,6 +6,13 @@ export function newId(): string {
   return uuidv7();
 }
 
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a text is a UUID: anything else names no row (and must not reach a uuid column). */
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}
+
 /** A random secret with its prefix, e.g. `svc_at_…`: 32 bytes of entropy, base64url. */
 export function newSecret(prefix: string): string {
   return `${prefix}${randomBytes(32).toString('base64url')}`;

@@ -1,13 +1,12 @@
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 /** Which restaurant: as one of its owners (dashboard) or as the operator (CLI: accountId null). */
 export interface RestaurantRef {
   restaurantId: string;
   accountId: string | null;
 }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The restaurant `ref` names, its row locked when `lock` (writes of one restaurant's settings run
@@ -20,7 +19,7 @@ export async function ownedRestaurant(
   lock = false,
 ): Promise<{ id: string; livemode: boolean }> {
   const notFound = new ApiError('not_found', `No restaurant ${ref.restaurantId}.`);
-  if (!uuidPattern.test(ref.restaurantId)) throw notFound;
+  if (!isUuid(ref.restaurantId)) throw notFound;
   let query = ctx.db
     .selectFrom('restaurants as r')
     .select(['r.id', 'r.livemode'])

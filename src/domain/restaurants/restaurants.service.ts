@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.ts';
 import { InputError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import { type Plan, plans } from '../scopes.ts';
 
 export const languages = ['de', 'en', 'fr', 'es', 'it'] as const;
@@ -145,8 +145,6 @@ export async function setSubscriptionActive(ctx: Ctx, restaurantId: string, acti
   if (result.numUpdatedRows === 0n) throw new InputError(`no restaurant ${restaurantId}`);
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The restaurant an operator names by its id or its slug, if there is one. */
 export async function findRestaurant(
   ctx: Ctx,
@@ -155,6 +153,6 @@ export async function findRestaurant(
   return ctx.db
     .selectFrom('restaurants')
     .select(['id', 'name', 'slug'])
-    .where(uuidPattern.test(idOrSlug) ? 'id' : 'slug', '=', idOrSlug)
+    .where(isUuid(idOrSlug) ? 'id' : 'slug', '=', idOrSlug)
     .executeTakeFirst();
 }

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { StoreAreasTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import type { CreationPosition } from './creation-order.ts';
 import { checkedText } from './floor-input.ts';
 import {
@@ -13,7 +13,6 @@ import {
   maxAreaName,
 } from './table.schema.ts';
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noArea = (id: string) => new ApiError('not_found', `This restaurant has no area ${id}.`);
 
 function tenantOf(ctx: Ctx): string {
@@ -100,7 +99,7 @@ export async function deleteArea(ctx: Ctx, areaId: string): Promise<void> {
  * against deletion until the write commits.
  */
 export async function checkAreaForTable(ctx: Ctx, areaId: string): Promise<void> {
-  const area = uuidPattern.test(areaId)
+  const area = isUuid(areaId)
     ? await ctx.db
         .selectFrom('store_areas')
         .select('id')
@@ -115,6 +114,6 @@ export async function checkAreaForTable(ctx: Ctx, areaId: string): Promise<void>
 
 /** An area id that is no UUID names no area (and must not reach the uuid column). */
 function knownId(areaId: string): string {
-  if (!uuidPattern.test(areaId)) throw noArea(areaId);
+  if (!isUuid(areaId)) throw noArea(areaId);
   return areaId;
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 /*
  * Tables and areas are listed in creation order: by created_at, then id (ids are time-ordered,
@@ -20,7 +21,6 @@ export function creationPositionOf(list: CreationList, item: { id: string; creat
   return [list, item.created_at.toISOString(), item.id];
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A position decoded from a cursor; anything but one this list issued is a 400 on `cursor`. */
@@ -33,7 +33,7 @@ export function creationPosition(list: CreationList, position: unknown): Creatio
       createdAt &&
       !Number.isNaN(createdAt.getTime()) &&
       typeof id === 'string' &&
-      uuidPattern.test(id)
+      isUuid(id)
     )
       return { createdAt, id };
   }

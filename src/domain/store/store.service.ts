@@ -65,7 +65,7 @@ function storeQuery(ctx: Ctx, tenantId: string, now: Date, lock: boolean) {
   return ctx.db
     .selectFrom('stores as s')
     .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
-    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country'])
+    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country', 'r.livemode', 'r.plan'])
     .selectAll('s')
     .select(
       sql<Array<Omit<Closure, 'object'>>>`(
@@ -79,12 +79,19 @@ function storeQuery(ctx: Ctx, tenantId: string, now: Date, lock: boolean) {
     .$if(lock, (query) => query.forUpdate('s').noWait());
 }
 
+/** The store as shown, and what writes need of its restaurant. */
+interface LoadedStore {
+  store: Store;
+  livemode: boolean;
+  plan: Plan;
+}
+
 /**
  * The restaurant's store as GET /store shows it now: status and next_opening_at computed from the
  * hours, special days and pause at this moment (never stored, so never stale). With `lock`, the
  * store's row is locked first (a collision is retried, write-collisions.ts).
  */
-async function loadStore(ctx: Ctx, lock: boolean): Promise<Store> {
+async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
   const tenantId = tenantOf(ctx);
   const now = ctx.clock.now();
   const row = await lockOrCollide(storeQuery(ctx, tenantId, now, lock).executeTakeFirstOrThrow());
@@ -102,7 +109,7 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<Store> {
     now,
   );
   const pauseActive = status === 'paused';
-  return {
+  const store: Store = {
     object: 'store',
     id: tenantId,
     name: row.name,
@@ -126,10 +133,11 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<Store> {
     address: addressOf(row.address_line, row.country),
     location: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon },
   };
+  return { store, livemode: row.livemode, plan: row.plan };
 }
 
-export function getStore(ctx: Ctx): Promise<Store> {
-  return loadStore(ctx, false);
+export async function getStore(ctx: Ctx): Promise<Store> {
+  return (await loadStore(ctx, false)).store;
 }
 
 /** Fields of the Store that are settings (status and the pause have events of their own). */
@@ -149,27 +157,27 @@ const settingFields = [
 ] as const satisfies ReadonlyArray<keyof Store>;
 
 /**
- * Records store.updated when settings changed: `changed` names the Store fields that did,
- * `previous` holds their earlier values (decisions.md, Events). Returns the store after.
+ * Records store.updated when any of `fields` changed since `before`: `changed` names the Store
+ * fields that did, `previous` holds their earlier values (decisions.md, Events). Returns the
+ * store after.
  */
-async function recordUpdate(ctx: Ctx, before: Store): Promise<Store> {
+async function recordUpdate(
+  ctx: Ctx,
+  before: LoadedStore,
+  fields: ReadonlyArray<keyof Store> = settingFields,
+): Promise<LoadedStore> {
   const after = await loadStore(ctx, false);
-  const changed = settingFields.filter((field) => !isDeepStrictEqual(before[field], after[field]));
+  const changed = fields.filter((field) => !isDeepStrictEqual(before.store[field], after.store[field]));
   if (changed.length > 0) {
     await record(ctx, 'store.updated', after, {
       changed,
-      previous: Object.fromEntries(changed.map((field) => [field, before[field]])),
+      previous: Object.fromEntries(changed.map((field) => [field, before.store[field]])),
     });
   }
   return after;
 }
 
-async function record(ctx: Ctx, type: EventType, store: Store, extra: Record<string, unknown> = {}) {
-  const { livemode } = await ctx.db
-    .selectFrom('restaurants')
-    .select('livemode')
-    .where('id', '=', store.id)
-    .executeTakeFirstOrThrow();
+async function record(ctx: Ctx, type: EventType, { store, livemode }: LoadedStore, extra = {}) {
   await recordEvent(ctx, {
     tenantId: store.id,
     type,
@@ -177,15 +185,6 @@ async function record(ctx: Ctx, type: EventType, store: Store, extra: Record<str
     livemode,
     data: { object: store, ...extra },
   });
-}
-
-async function planOf(ctx: Ctx): Promise<Plan> {
-  const { plan } = await ctx.db
-    .selectFrom('restaurants')
-    .select('plan')
-    .where('id', '=', tenantOf(ctx))
-    .executeTakeFirstOrThrow();
-  return plan;
 }
 
 /** The statuses in use: pending first, the others in their order, none twice. */
@@ -210,11 +209,11 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
   const settings: StoreSettingsPatch = patch;
   if (settings.order_statuses !== undefined) checkOrderStatuses(settings.order_statuses);
   const before = await loadStore(ctx, true);
-  const plan = await planOf(ctx);
+  const { plan } = before;
   for (const type of orderTypes) {
     if (
       patch.order_types?.[type] === true &&
-      !before.order_types[type] &&
+      !before.store.order_types[type] &&
       !orderTypePlans[type].includes(plan)
     )
       throw new ApiError('plan_required', `The ${plan} plan does not include ${type} orders.`, {
@@ -239,9 +238,9 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
         : { default_table_seats: settings.default_table_seats }),
       updated_at: ctx.clock.now(),
     })
-    .where('tenant_id', '=', before.id)
+    .where('tenant_id', '=', before.store.id)
     .execute();
-  return recordUpdate(ctx, before);
+  return (await recordUpdate(ctx, before)).store;
 }
 
 function hoursOf(store: Store): StoreHours {
@@ -254,7 +253,7 @@ function hoursOf(store: Store): StoreHours {
 }
 
 export async function getStoreHours(ctx: Ctx): Promise<StoreHours> {
-  return hoursOf(await loadStore(ctx, false));
+  return hoursOf(await getStore(ctx));
 }
 
 /** Windows in a stable order: by weekday, then opening time. */
@@ -283,13 +282,13 @@ export async function putStoreHours(ctx: Ctx, input: StoreHoursInput): Promise<S
         : { delivery_hours: JSON.stringify(sorted(input.delivery_hours)) }),
       updated_at: ctx.clock.now(),
     })
-    .where('tenant_id', '=', before.id)
+    .where('tenant_id', '=', before.store.id)
     .execute();
-  return hoursOf(await recordUpdate(ctx, before));
+  return hoursOf((await recordUpdate(ctx, before)).store);
 }
 
 export async function listClosures(ctx: Ctx): Promise<Closure[]> {
-  return (await loadStore(ctx, false)).closures;
+  return (await getStore(ctx)).closures;
 }
 
 function checkDate(date: string, today: string): void {
@@ -312,7 +311,7 @@ export async function upsertClosure(
   input: ClosureInput,
 ): Promise<{ closure: Closure; created: boolean }> {
   const before = await loadStore(ctx, true);
-  checkDate(input.date, localDate(before.timezone, ctx.clock.now()));
+  checkDate(input.date, localDate(before.store.timezone, ctx.clock.now()));
   const hours = input.hours ?? [];
   if (input.closed && hours.length > 0)
     throw new ApiError('invalid_request', 'A day closed all day has no hours.', { param: 'hours' });
@@ -324,8 +323,8 @@ export async function upsertClosure(
         param: 'hours',
       },
     );
-  const exists = before.closures.some((closure) => closure.date === input.date);
-  if (!exists && before.closures.length >= maxSpecialDays)
+  const exists = before.store.closures.some((closure) => closure.date === input.date);
+  if (!exists && before.store.closures.length >= maxSpecialDays)
     throw new ApiError(
       'limit_exceeded',
       `A restaurant can have at most ${maxSpecialDays} special days ahead.`,
@@ -339,10 +338,10 @@ export async function upsertClosure(
   };
   await ctx.db
     .insertInto('store_closures')
-    .values({ tenant_id: before.id, date: input.date, ...values, created_at: now })
+    .values({ tenant_id: before.store.id, date: input.date, ...values, created_at: now })
     .onConflict((oc) => oc.columns(['tenant_id', 'date']).doUpdateSet(values))
     .execute();
-  const after = await recordUpdate(ctx, before);
+  const { store: after } = await recordUpdate(ctx, before);
   const closure = after.closures.find((c) => c.date === input.date) as Closure;
   return { closure, created: !exists };
 }
@@ -353,11 +352,11 @@ export async function deleteClosure(
   date: string,
 ): Promise<{ object: 'closure'; date: string; deleted: true }> {
   const before = await loadStore(ctx, true);
-  if (!before.closures.some((closure) => closure.date === date))
+  if (!before.store.closures.some((closure) => closure.date === date))
     throw new ApiError('not_found', `No special day on ${date}.`);
   await ctx.db
     .deleteFrom('store_closures')
-    .where('tenant_id', '=', before.id)
+    .where('tenant_id', '=', before.store.id)
     .where('date', '=', date)
     .execute();
   await recordUpdate(ctx, before);
@@ -383,22 +382,13 @@ export async function pauseStore(ctx: Ctx, input: PauseInput): Promise<Store> {
   await ctx.db
     .updateTable('stores')
     .set({ paused: true, paused_until: until, pause_note: note, updated_at: now })
-    .where('tenant_id', '=', before.id)
+    .where('tenant_id', '=', before.store.id)
     .execute();
+  if (before.store.status === 'paused')
+    return (await recordUpdate(ctx, before, ['paused_until', 'pause_note'])).store;
   const after = await loadStore(ctx, false);
-  if (before.status !== 'paused') {
-    await record(ctx, 'store.paused', after);
-  } else {
-    const changed = (['paused_until', 'pause_note'] as const).filter(
-      (field) => !isDeepStrictEqual(before[field], after[field]),
-    );
-    if (changed.length > 0)
-      await record(ctx, 'store.updated', after, {
-        changed,
-        previous: Object.fromEntries(changed.map((field) => [field, before[field]])),
-      });
-  }
-  return after;
+  await record(ctx, 'store.paused', after);
+  return after.store;
 }
 
 /**
@@ -411,13 +401,13 @@ async function liftPause(ctx: Ctx, endedOnly: boolean): Promise<Store> {
   let lift = ctx.db
     .updateTable('stores')
     .set({ paused: false, paused_until: null, pause_note: null, updated_at: now })
-    .where('tenant_id', '=', before.id)
+    .where('tenant_id', '=', before.store.id)
     .where('paused', '=', true);
   if (endedOnly) lift = lift.where('paused_until', '<=', now);
   const lifted = await lift.executeTakeFirst();
   const after = await loadStore(ctx, false);
   if (lifted.numUpdatedRows > 0n) await record(ctx, 'store.resumed', after);
-  return after;
+  return after.store;
 }
 
 /** DELETE /store/pause. */

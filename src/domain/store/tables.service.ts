@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import { checkAreaForTable } from './areas.service.ts';
 import type { CreationPosition } from './creation-order.ts';
 import { checkedPartySize, checkedText } from './floor-input.ts';
@@ -13,7 +13,6 @@ import {
   type TablePatch,
 } from './table.schema.ts';
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noTable = (id: string) => new ApiError('not_found', `This restaurant has no table ${id}.`);
 
 function tenantOf(ctx: Ctx): string {
@@ -210,6 +209,6 @@ export async function deleteTable(ctx: Ctx, tableId: string): Promise<void> {
 
 /** A table id that is no UUID names no table (and must not reach the uuid column). */
 function knownId(tableId: string): string {
-  if (!uuidPattern.test(tableId)) throw noTable(tableId);
+  if (!isUuid(tableId)) throw noTable(tableId);
   return tableId;
 }

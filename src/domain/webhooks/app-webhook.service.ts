@@ -1,5 +1,3 @@
-import type { Selectable } from 'kysely';
-import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -7,7 +5,13 @@ import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
 import { switchedOn } from './switching-off.ts';
-import type { AppWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
+import {
+  type AppWebhook,
+  type RotatedSecret,
+  type SigningSecretList,
+  type WebhookInput,
+  webhookView,
+} from './webhook.schema.ts';
 import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 
 /** Which app: by client id, as its developer (console) or as the operator (CLI: developerId null). */
@@ -42,24 +46,11 @@ export async function findAppWebhook(ctx: Ctx, ref: AppRef, lock = false): Promi
   return { id: webhook.id, appId: app.id, tenantId: null };
 }
 
-function webhookOf(row: Selectable<WebhooksTable>): AppWebhook {
-  return {
-    object: 'webhook',
-    url: row.url,
-    events: row.events,
-    enabled: row.enabled,
-    disabled_at: row.disabled_at,
-    disabled_reason: row.disabled_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
 export async function getAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhook> {
   const app = await findApp(ctx, ref, false);
   const row = await ctx.db.selectFrom('webhooks').selectAll().where('app_id', '=', app.id).executeTakeFirst();
   if (!row) throw noWebhook();
-  return webhookOf(row);
+  return webhookView(row);
 }
 
 /*
@@ -83,14 +74,14 @@ export async function setAppWebhook(
     .where('app_id', '=', app.id)
     .returningAll()
     .executeTakeFirst();
-  if (existing) return { webhook: webhookOf(existing), created: false, secret: null };
+  if (existing) return { webhook: webhookView(existing), created: false, secret: null };
   const row = await ctx.db
     .insertInto('webhooks')
     .values({ id: newId(), app_id: app.id, url, events, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
   const secret = await addSigningSecret(ctx, row.id);
-  return { webhook: webhookOf(row), created: true, secret };
+  return { webhook: webhookView(row), created: true, secret };
 }
 
 /** Deletes the webhook with its secrets and its delivery log (events stay in the feed). */
@@ -110,7 +101,7 @@ export async function enableAppWebhook(ctx: Ctx, ref: AppRef): Promise<AppWebhoo
     .returningAll()
     .executeTakeFirst();
   if (!row) throw noWebhook();
-  return webhookOf(row);
+  return webhookView(row);
 }
 
 /** The secrets signing now, newest first (two for 24 hours after a rotation). */

@@ -4,11 +4,9 @@ import { ApiError } from '../errors.ts';
 import { envelopeJson } from '../events/envelope.ts';
 import { type EventType, eventTypes, recordEvent } from '../events/events.store.ts';
 import { eventId, stampEventPositions } from '../events/positions.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import { claimForResend, send, type WebhookDeliverySettings, writeOutcomes } from './delivery.ts';
 import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A webhook as the log needs it: whose it is decides which test events it may be sent. */
 export interface LoggedWebhook {
@@ -95,16 +93,14 @@ export async function listDeliveries(
   webhookId: string,
   page: { limit: number; before?: string },
 ): Promise<DeliveryList> {
-  if (page.before !== undefined && !uuidPattern.test(page.before))
+  if (page.before !== undefined && !isUuid(page.before))
     throw new ApiError('invalid_request', 'before is not a delivery id.', { param: 'before' });
   const rows = await deliveriesOf(ctx, webhookId, { before: page.before }, page.limit + 1);
   return { object: 'list', data: rows.slice(0, page.limit), has_more: rows.length > page.limit };
 }
 
 export async function getDelivery(ctx: Ctx, webhookId: string, deliveryId: string): Promise<DeliveryView> {
-  const [delivery] = uuidPattern.test(deliveryId)
-    ? await deliveriesOf(ctx, webhookId, { id: deliveryId }, 1)
-    : [];
+  const [delivery] = isUuid(deliveryId) ? await deliveriesOf(ctx, webhookId, { id: deliveryId }, 1) : [];
   if (!delivery) throw new ApiError('not_found', `This webhook has no delivery ${deliveryId}.`);
   return delivery;
 }

@@ -2,19 +2,24 @@ import type { Selectable } from 'kysely';
 import type { WebhooksTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 import { ownedRestaurant, type RestaurantRef } from '../restaurants/owned-restaurant.ts';
 import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';
 import { skipOpenDeliveries, switchedOn } from './switching-off.ts';
-import type { RestaurantWebhook, RotatedSecret, SigningSecretList, WebhookInput } from './webhook.schema.ts';
+import {
+  type RestaurantWebhook,
+  type RotatedSecret,
+  type SigningSecretList,
+  type WebhookInput,
+  webhookView,
+} from './webhook.schema.ts';
 import { type AddressRules, checkWebhookUrl } from './webhook-address.ts';
 
 /** Webhooks a restaurant may have of its own (spec: Limits). */
 export const maxRestaurantWebhooks = 5;
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noWebhook = (id: string) => new ApiError('not_found', `This restaurant has no webhook ${id}.`);
 
 /** WEBHOOKS_ALLOW_INSECURE never applies to a live restaurant's own webhooks. */
@@ -23,18 +28,7 @@ function rulesFor(restaurant: { livemode: boolean }, setting: AddressRules): Add
 }
 
 function webhookOf(row: Selectable<WebhooksTable>): RestaurantWebhook {
-  return {
-    id: row.id,
-    restaurant_id: row.tenant_id as string,
-    object: 'webhook',
-    url: row.url,
-    events: row.events,
-    enabled: row.enabled,
-    disabled_at: row.disabled_at,
-    disabled_reason: row.disabled_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  return { id: row.id, restaurant_id: row.tenant_id as string, ...webhookView(row) };
 }
 
 export async function listRestaurantWebhooks(
@@ -172,6 +166,6 @@ export async function restaurantWebhookOf(
 
 /** A webhook id that is no UUID names no webhook (and must not reach the uuid column). */
 function knownId(webhookId: string): string {
-  if (!uuidPattern.test(webhookId)) throw noWebhook(webhookId);
+  if (!isUuid(webhookId)) throw noWebhook(webhookId);
   return webhookId;
 }

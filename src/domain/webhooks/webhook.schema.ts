@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
+import type { WebhooksTable } from '../../db/schema.ts';
 import { Timestamp } from '../common.schema.ts';
 
 const webhookFields = {
@@ -11,6 +13,20 @@ const webhookFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
 };
+
+/** A webhook row as the console shows it; a restaurant's own adds its id and restaurant. */
+export function webhookView(row: Selectable<WebhooksTable>): AppWebhook {
+  return {
+    object: 'webhook',
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    disabled_at: row.disabled_at,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
 
 /** The app's webhook as the console shows it (its secrets only through their own operations). */
 export const AppWebhookSchema = Type.Object(webhookFields, { additionalProperties: false });
