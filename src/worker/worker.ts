@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import type { Clock } from '../domain/context.ts';
-import { stampEventPositions } from '../domain/events/positions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
 import { liftEndedPauses } from '../domain/store/store.service.ts';
@@ -36,11 +35,6 @@ export const jobs: readonly Job[] = [
     name: 'purge expired sign-in sessions',
     everyMs: 60 * 60 * 1000,
     run: (db, clock) => purgeExpiredSessions(db, clock.now()),
-  },
-  {
-    name: 'stamp event positions',
-    everyMs: 1000,
-    run: (db) => stampEventPositions(db),
   },
   {
     name: 'purge events past retention',

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { emailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import { buildTestApp, makeTenant, type TestApp } from '../harness.ts';
+import { runJob as runWebhookJob } from '../webhooks/delivery-helpers.ts';
 import { feed, record } from './events-helpers.ts';
 
 let t: TestApp;
@@ -23,14 +24,14 @@ async function runJob(name: string): Promise<void> {
   });
 }
 
-test('the worker stamps positions: events committed get one, in id order', async () => {
+test('the worker stamps positions (its webhook job, first thing): events committed get one, in id order', async () => {
   const tenant = await makeTenant(t.ctx);
   await record(t, tenant, 'order.created');
   await record(t, tenant, 'order.paid');
   const unstamped = () =>
     t.database.db.selectFrom('events').select('id').where('position', 'is', null).execute();
   assert.ok((await unstamped()).length >= 2);
-  await runJob('stamp event positions');
+  await runWebhookJob(t.database.db, t.clock);
   assert.deepEqual(await unstamped(), []);
   const rows = await t.database.db
     .selectFrom('events')

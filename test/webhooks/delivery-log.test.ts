@@ -228,6 +228,32 @@ describe('the app’s delivery log in the console', () => {
   });
 });
 
+test('deleting the webhook deletes its log; the events stay in the feed', async () => {
+  const tenant = await makeTenant(t.ctx, { livemode: false });
+  const p = path('ok');
+  await webhookFor(t, tenant, `${receiver.base}${p}`);
+  const outboxId = await record(t, tenant, 'order.created', undefined, { livemode: false });
+  await runJob(t.database.db, t.clock);
+  const cookie = await sessionOf(tenant, 'console');
+  const [delivery] = json(await call(t.app, 'GET', `${logUrl(tenant)}/deliveries`, cookie)).data;
+  assert.ok(delivery);
+  const deleted = await call(t.app, 'DELETE', logUrl(tenant), cookie);
+  assert.equal(deleted.statusCode, 204);
+  const left = await t.database.db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', delivery.id)
+    .execute();
+  const attempts = await t.database.db
+    .selectFrom('webhook_delivery_attempts')
+    .select('attempt')
+    .where('delivery_id', '=', delivery.id)
+    .execute();
+  assert.deepEqual([left, attempts], [[], []]);
+  const ids = (await feedAll(t, tenant.token)).map((e) => e.id);
+  assert.ok(ids.includes(await idFor(t, tenant, outboxId)));
+});
+
 describe('a restaurant’s own webhook', () => {
   test('gets the restaurant’s events with connection_id null under ids of its own, never app.*', async () => {
     const tenant = await makeTenant(t.ctx, { livemode: false });
