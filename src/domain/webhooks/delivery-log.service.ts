@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { envelopeJson } from '../events/envelope.ts';
-import { type EventType, eventTypes, recordEvent } from '../events/events.store.ts';
+import { type ExampleAudience, eventExample } from '../events/event-examples.ts';
+import { type EventType, eventTypes, type NewEvent, recordEvent } from '../events/events.store.ts';
 import { eventId, stampEventPositions } from '../events/positions.ts';
+import { visibleTypes } from '../events/visibility.ts';
 import { isUuid, newId } from '../ids.ts';
 import { claimForResend, send, type WebhookDeliverySettings, writeOutcomes } from './delivery.ts';
 import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
@@ -134,21 +136,24 @@ export function checkTestEventType(webhook: LoggedWebhook, type: string): EventT
   return known;
 }
 
+/** Whom a test event is for, and what it may show: the connection's scopes (null: a restaurant's own). */
+interface TestAudience extends ExampleAudience {
+  audienceId: string;
+  scopes: string[] | null;
+}
+
 /**
  * Where a test event takes its restaurant from: for the app's webhook, its newest active
  * connection to a test restaurant (test events use test-restaurant data only); for a
  * restaurant's own webhook, that restaurant.
  */
-async function testAudience(
-  ctx: Ctx,
-  webhook: LoggedWebhook,
-): Promise<{ tenantId: string; audienceId: string; connectionId: string | null }> {
+async function testAudience(ctx: Ctx, webhook: LoggedWebhook): Promise<TestAudience> {
   if (webhook.tenantId !== null)
-    return { tenantId: webhook.tenantId, audienceId: webhook.id, connectionId: null };
+    return { tenantId: webhook.tenantId, audienceId: webhook.id, connectionId: null, scopes: null };
   const connection = await ctx.db
     .selectFrom('connections as c')
     .innerJoin('restaurants as r', 'r.id', 'c.tenant_id')
-    .select(['c.id', 'c.tenant_id'])
+    .select(['c.id', 'c.tenant_id', 'c.scopes'])
     .where('c.app_id', '=', webhook.appId as string)
     .where('c.ended_at', 'is', null)
     .where('r.livemode', '=', false)
@@ -159,14 +164,45 @@ async function testAudience(
       'invalid_request',
       'Test events use test-restaurant data: connect the app to a test restaurant first.',
     );
-  return { tenantId: connection.tenant_id, audienceId: connection.id, connectionId: connection.id };
+  return {
+    tenantId: connection.tenant_id,
+    audienceId: connection.id,
+    connectionId: connection.id,
+    scopes: connection.scopes,
+  };
+}
+
+/*
+ * A test event's `data` shows only what its receiver may see:
+ * - a restaurant's own webhook: the restaurant's newest real event of the type;
+ * - an app's webhook: the newest real event of a type its connection's scopes show (the feed's
+ *   mapping), or for app.* the newest of its own connection, never another app's;
+ * - anything else (no such event, a type it may not see, ping): the type's documented example.
+ */
+async function testEventData(ctx: Ctx, audience: TestAudience, type: EventType): Promise<NewEvent['data']> {
+  const ownApp = type.startsWith('app.');
+  const mayRead =
+    audience.scopes === null || ownApp || visibleTypes(audience.scopes, null).restaurant.includes(type);
+  const newest = mayRead
+    ? await ctx.db
+        .selectFrom('events')
+        .select('data')
+        .where('tenant_id', '=', audience.tenantId)
+        .where('type', '=', type)
+        .where(sql<boolean>`(data->>'test') IS DISTINCT FROM 'true'`)
+        .$if(ownApp, (query) => query.where('connection_id', '=', audience.connectionId))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .executeTakeFirst()
+    : undefined;
+  return newest ? (newest.data as NewEvent['data']) : eventExample(type, audience);
 }
 
 /*
  * Sends a test event of `type` (any event type, or `ping`) to the webhook now: `livemode` false,
- * `data.test` true, `data.object` (and the rest of `data`) those of the restaurant's newest event
- * of that type if it has one, else null. It gets an id like any event but is never listed by
- * GET /events nor fanned out to other webhooks; it appears in this webhook's log.
+ * `data.test` true, the rest of `data` what the webhook may see (testEventData). It gets an id
+ * like any event but is never listed by GET /events nor fanned out to other webhooks; it appears
+ * in this webhook's log.
  */
 export async function sendTestEvent(
   ctx: Ctx,
@@ -175,15 +211,7 @@ export async function sendTestEvent(
   settings: WebhookDeliverySettings,
 ): Promise<DeliveryView> {
   const audience = await testAudience(ctx, webhook);
-  const sample = await ctx.db
-    .selectFrom('events')
-    .select('data')
-    .where('tenant_id', '=', audience.tenantId)
-    .where('type', '=', type)
-    .where(sql<boolean>`(data->>'test') IS DISTINCT FROM 'true'`)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-  const data = { object: null, ...(sample?.data as Record<string, unknown> | undefined), test: true };
+  const data = { ...(await testEventData(ctx, audience, type)), test: true };
   const outboxId = await ctx.db.transaction().execute((trx) =>
     recordEvent(
       { ...ctx, db: trx },
