@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -8,10 +7,13 @@ import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
 import { registerOpenApi } from './http/api-v1/openapi.ts';
+import { clientErrorAnswer, newRequestId } from './http/client-error.ts';
 import { consolePlugin } from './http/console/console.plugin.ts';
 import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
+import { earlierMetadataAddress, rewriteEarlierApiAddress } from './http/earlier-addresses.ts';
 import { errorHandler } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
+import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/json-body.ts';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
 import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
 import { oauthPlugin } from './http/oauth/oauth.plugin.ts';
@@ -55,16 +57,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.limiters ?? (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger }));
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    // 24 hex digits of a random UUID (its entropy is drawn in batches: cheap on every request).
-    genReqId: () => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    genReqId: newRequestId,
     routerOptions: { querystringParser: parseQueryString },
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // request.ip: the peer, or behind trusted proxies the client X-Forwarded-For names.
     trustProxy: deps.config.trustProxy ?? false,
+    // Requests Node's HTTP parser refuses (bad header bytes) are answered in the error shape too.
+    clientErrorHandler: clientErrorAnswer(apiVersion),
+    // The app host's `/api/v1/...` answers as `/v1/...` (see earlier-addresses.ts).
+    rewriteUrl: rewriteEarlierApiAddress(deps.config),
   });
   app.setValidatorCompiler(validatorCompiler);
+  acceptJsonBodies(app, 'refuse');
+  app.addHook('preValidation', refuseBodiesOfBodilessMethods);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
   // Limiters passed in belong to the caller; those opened here close with the app.
@@ -86,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   await app.register(oauthPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(earlierMetadataAddress, { config: deps.config });
   await app.register(authorizePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(consolePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });

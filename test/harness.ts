@@ -111,12 +111,17 @@ export interface TestApp {
 
 export const testBaseUrl = 'http://servery.test';
 
-/** The whole service in-process on a fresh database, with a clock the test controls. */
-export async function buildTestApp(options: { extraApiRoutes?: readonly ApiRoute[] } = {}): Promise<TestApp> {
+/**
+ * The whole service in-process on a fresh database, with a clock the test controls. `appUrl` gives
+ * the console and dashboard a host of their own (default: the API host, testBaseUrl).
+ */
+export async function buildTestApp(
+  options: { extraApiRoutes?: readonly ApiRoute[]; appUrl?: string } = {},
+): Promise<TestApp> {
   const database = await openTestDatabase();
   const clock = new TestClock();
   const app = await buildApp({
-    config: { baseUrl: testBaseUrl },
+    config: { baseUrl: testBaseUrl, appUrl: options.appUrl },
     db: database.db,
     clock,
     extraApiRoutes: options.extraApiRoutes,

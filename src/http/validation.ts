@@ -1,13 +1,18 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
+import { textProblem } from '../domain/text.ts';
+import { parseTimestamp } from '../domain/timestamps.ts';
 
 /*
- * Request validation. Unknown fields are never stripped: every object schema is closed
- * (additionalProperties: false), so an unknown field or query parameter is a 400 with `param`.
- * Bodies are taken as sent (no type coercion); query strings and path parameters are text, so
- * they are coerced to the schema's types.
+ * Request validation, the same for every surface. Unknown fields are never stripped: every object
+ * schema is closed (additionalProperties: false), so an unknown field or query parameter is a 400
+ * with `param`. Bodies are taken as sent (no type coercion); query strings and path parameters are
+ * text, so they are coerced to the schema's types — numbers only from decimal digits (`0x10`,
+ * `1e1`, ` 1` are refused). Before the schema, every string of every part must pass the text rule
+ * (src/domain/text.ts); `date-time` is the one timestamp reader (src/domain/timestamps.ts) and
+ * `date` a real calendar date.
  */
 function ajv(coerce: boolean): Ajv {
   const instance = new Ajv({
@@ -18,14 +23,60 @@ function ajv(coerce: boolean): Ajv {
     strict: false,
   });
   addFormats.default(instance);
+  instance.addFormat('date-time', { type: 'string', validate: (text) => parseTimestamp(text) !== null });
   return instance;
 }
 
 const strict = ajv(false);
 const coercing = ajv(true);
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema);
+type Problem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'>;
+
+/** The first string in `value` (a parsed body, query or path parameters) that breaks the text rule. */
+export function textProblemIn(value: unknown, path = ''): Problem | null {
+  if (typeof value === 'string') {
+    const message = textProblem(value);
+    return message === null ? null : { keyword: 'text', instancePath: path, message };
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = textProblemIn(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+const decimal = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
+
+/** The first query or path parameter sent for a number that is not written in decimal digits. */
+function nonDecimalNumber(
+  schema: { properties?: Record<string, { type?: unknown }> },
+  data: unknown,
+): Problem | null {
+  if (typeof data !== 'object' || data === null) return null;
+  for (const [name, value] of Object.entries(data)) {
+    const type = schema.properties?.[name]?.type;
+    if (typeof value !== 'string' || (type !== 'integer' && type !== 'number')) continue;
+    if (!decimal[type].test(value))
+      return { keyword: 'type', instancePath: `/${name}`, message: 'must be written in decimal digits' };
+  }
+  return null;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const validate: ValidateFunction = (httpPart === 'body' ? strict : coercing).compile(schema);
+  const checked = (data: unknown) => {
+    const problem =
+      textProblemIn(data) ?? (httpPart === 'body' ? null : nonDecimalNumber(schema as never, data));
+    checked.errors = problem ? [problem as ErrorObject] : null;
+    if (problem) return false;
+    const valid = validate(data);
+    checked.errors = validate.errors ?? null;
+    return valid;
+  };
+  checked.errors = null as ErrorObject[] | null;
+  return checked;
+};
 
 /** `/products/3/price` → `products[3].price` */
 export function paramOf(instancePath: string, child?: string): string | undefined {
@@ -38,27 +89,31 @@ export function paramOf(instancePath: string, child?: string): string | undefine
   }
   return param || undefined;
 }
+/** What a value of each format must be, in the words of a 400's message. */
+const formatHints: Record<string, string> = {
+  'date-time': 'a timestamp naming an instant, with Z or an offset (RFC 3339, e.g. 2030-06-30T18:00:00Z)',
+  date: 'a date that exists, YYYY-MM-DD',
+  uuid: 'a UUID',
+};
 
 /** The 400 for a failed schema check of one part of the request. */
 export function validationError(error: ErrorObject, part: string): ApiError {
   const where = part === 'querystring' ? 'query parameter' : part === 'params' ? 'path parameter' : 'field';
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const param = paramOf(error.instancePath, String(error.params.additionalProperty));
-      return new ApiError('invalid_request', `Unknown ${where}: ${param}.`, { param });
-    }
-    case 'required': {
-      const param = paramOf(error.instancePath, String(error.params.missingProperty));
-      return new ApiError('invalid_request', `Missing required ${where}: ${param}.`, { param });
-    }
-    default: {
-      const param = paramOf(error.instancePath);
-      if (!param)
-        return new ApiError(
-          'invalid_request',
-          `The request ${part === 'body' ? 'body' : where} ${error.message}.`,
-        );
-      return new ApiError('invalid_request', `Invalid ${where} ${param}: ${error.message}.`, { param });
-    }
+  if (error.keyword === 'additionalProperties') {
+    const param = paramOf(error.instancePath, String(error.params.additionalProperty));
+    return new ApiError('invalid_request', `Unknown ${where}: ${param}.`, { param });
   }
+  if (error.keyword === 'required') {
+    const param = paramOf(error.instancePath, String(error.params.missingProperty));
+    return new ApiError('invalid_request', `Missing required ${where}: ${param}.`, { param });
+  }
+  const param = paramOf(error.instancePath);
+  if (!param)
+    return new ApiError(
+      'invalid_request',
+      `The request ${part === 'body' ? 'body' : where} ${error.message}.`,
+    );
+  const hint = error.keyword === 'format' ? formatHints[String(error.params.format)] : undefined;
+  const message = hint === undefined ? error.message : `must be ${hint}`;
+  return new ApiError('invalid_request', `Invalid ${where} ${param}: ${message}.`, { param });
 }

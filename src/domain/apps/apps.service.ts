@@ -4,6 +4,7 @@ import type { Ctx } from '../context.ts';
 import { InputError } from '../errors.ts';
 import { newId, newSecret, sha256 } from '../ids.ts';
 import { isScope, type Scope } from '../scopes.ts';
+import { characterCount } from '../text.ts';
 import { classifyRedirectUri } from './redirect-uri.ts';
 
 export const appTypes = ['confidential', 'public'] as const;
@@ -38,12 +39,12 @@ function checkHttpsUrl(label: string, value: string | null | undefined): void {
   try {
     url = new URL(value);
   } catch {}
-  if (url?.protocol !== 'https:' || value.length > 500)
+  if (url?.protocol !== 'https:' || characterCount(value) > 500)
     throw new InputError(`${label} must be an https URL of at most 500 characters`);
 }
 
 function check(input: NewApp): void {
-  if (!input.name.trim() || input.name.length > 80)
+  if (!input.name.trim() || characterCount(input.name) > 80)
     throw new InputError('the app name must have 1 to 80 characters');
   if (!appTypes.includes(input.type))
     throw new InputError(`the app type must be one of ${appTypes.join(', ')}`);

@@ -1,3 +1,5 @@
+import { characterCount } from '../text.ts';
+
 /*
  * What a registered redirect URI must be (spec: Authentication, Redirect URIs):
  * - at most 300 characters, an absolute URI without a fragment;
@@ -13,7 +15,7 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The kind of a redirect URI, or the reason it cannot be registered. */
 export function classifyRedirectUri(uri: string): { kind: RedirectUriKind } | { problem: string } {
-  if (uri.length > 300) return { problem: 'is longer than 300 characters' };
+  if (characterCount(uri) > 300) return { problem: 'is longer than 300 characters' };
   let url: URL;
   try {
     url = new URL(uri);

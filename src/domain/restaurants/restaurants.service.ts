@@ -2,6 +2,7 @@ import type { Ctx } from '../context.ts';
 import { InputError } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { type Plan, plans } from '../scopes.ts';
+import { characterCount } from '../text.ts';
 
 export const languages = ['de', 'en', 'fr', 'es', 'it'] as const;
 export type Language = (typeof languages)[number];
@@ -45,7 +46,7 @@ function slugFrom(name: string): string {
 }
 
 function check(input: NewRestaurant): void {
-  if (!input.name.trim() || input.name.length > 120)
+  if (!input.name.trim() || characterCount(input.name) > 120)
     throw new InputError('the name must have 1 to 120 characters');
   // "UTC" and the like are not in Intl's canonical list but are valid IANA names.
   if (!timezones.has(input.timezone) && !isIanaZone(input.timezone)) {

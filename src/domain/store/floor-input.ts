@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts';
+import { characterCount } from '../text.ts';
 import { maxPartySize } from './table.schema.ts';
 
 /*
@@ -14,7 +15,7 @@ export function checkedText(value: string, param: string, max: number): string {
   if (text === '') throw new ApiError('invalid_request', `${param} must not be blank.`, { param });
   if (controlCharacter.test(text))
     throw new ApiError('invalid_request', `${param} must not contain control characters.`, { param });
-  if ([...text].length > max)
+  if (characterCount(text) > max)
     throw new ApiError('invalid_request', `${param} has at most ${max} characters.`, { param });
   return text;
 }

@@ -34,8 +34,8 @@ const WeeklyHours = Type.Array(WeeklyWindowSchema, { maxItems: maxWeeklyWindows 
 
 /** A calendar date, restaurant-local. */
 export const LocalDate = Type.String({
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
-  description: 'Restaurant-local date, `YYYY-MM-DD`.',
+  format: 'date',
+  description: 'Restaurant-local date, `YYYY-MM-DD`: a day that exists in the calendar.',
 });
 
 /** Longest special-day note. */

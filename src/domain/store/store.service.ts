@@ -6,6 +6,8 @@ import type { Clock, Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
 import type { Plan } from '../scopes.ts';
+import { characterCount } from '../text.ts';
+import { parseTimestamp } from '../timestamps.ts';
 import { lockOrCollide, writeTransaction } from '../write-collisions.ts';
 import { localDate, storeStatus } from './schedule.ts';
 import {
@@ -371,11 +373,13 @@ export async function deleteClosure(
 export async function pauseStore(ctx: Ctx, input: PauseInput): Promise<Store> {
   const before = await loadStore(ctx, true);
   const now = ctx.clock.now();
-  const until = input.until === undefined || input.until === null ? null : new Date(input.until);
+  const until = input.until === undefined || input.until === null ? null : parseTimestamp(input.until);
+  if (until === null && typeof input.until === 'string')
+    throw new ApiError('invalid_request', 'until is no instant.', { param: 'until' });
   if (until !== null && until <= now)
     throw new ApiError('invalid_request', 'until must be in the future.', { param: 'until' });
   const note = input.note ?? null;
-  if (note !== null && note.length > maxPauseNote)
+  if (note !== null && characterCount(note) > maxPauseNote)
     throw new ApiError('invalid_request', `note is longer than ${maxPauseNote} characters.`, {
       param: 'note',
     });

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { ApiError } from '../errors.ts';
+import { characterCount } from '../text.ts';
 
 export const maxWebhookUrlLength = 500;
 
@@ -31,7 +32,7 @@ const refused = (message: string) => new ApiError('invalid_request', message, { 
  * - every address its host resolves to is public unicast (see checkPublicHost).
  */
 export async function checkWebhookUrl(value: string, rules: AddressRules): Promise<URL> {
-  if (value.length > maxWebhookUrlLength)
+  if (characterCount(value) > maxWebhookUrlLength)
     throw refused(`The webhook address must have at most ${maxWebhookUrlLength} characters.`);
   let url: URL;
   try {

@@ -7,12 +7,28 @@ import type { Plan } from '../../domain/scopes.ts';
 import type { RouteAuth } from './api-route.ts';
 import { type ApiRateLimits, countConnectionRequest, refusalOfUnknownToken } from './rate-limit.ts';
 
-const realm = 'Bearer realm="servery"';
+/*
+ * A Bearer challenge (RFC 6750 §3): `Bearer realm="servery"` and the given parameters, each a
+ * quoted-string. RFC 6750 allows none of `"` and `\` (nor anything beyond printable ASCII) in
+ * its values, so those are replaced rather than escaped.
+ */
+function bearerChallenge(parameters: Record<string, string> = {}): string {
+  const quoted = (value: string) => `"${value.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "'")}"`;
+  const all = { realm: 'servery', ...parameters };
+  return `Bearer ${Object.entries(all)
+    .map(([name, value]) => `${name}=${quoted(value)}`)
+    .join(', ')}`;
+}
 
 function unauthorized(message: string, invalidToken: boolean): ApiError {
-  const challenge = invalidToken ? `${realm}, error="invalid_token", error_description="${message}"` : realm;
+  const challenge = invalidToken
+    ? bearerChallenge({ error: 'invalid_token', error_description: message })
+    : bearerChallenge();
   return new ApiError('unauthorized', message, { headers: { 'www-authenticate': challenge } });
 }
+
+/** `Authorization: Bearer <token>`: the scheme in any case, one or more spaces (RFC 9110 §11.1, RFC 6750 §2.1). */
+const bearerCredentials = /^bearer +([!-~]+)$/i;
 
 /** What authentication needs besides the request. */
 export interface AuthDeps {
@@ -43,9 +59,9 @@ export async function authenticate(
   if (!header) {
     throw await refuseUnknown(unauthorized('Send an access token: Authorization: Bearer <token>.', false));
   }
-  const match = /^Bearer ([!-~]+)$/.exec(header);
+  const match = bearerCredentials.exec(header);
   if (!match?.[1]) {
-    throw await refuseUnknown(unauthorized('The Authorization header must be "Bearer <token>".', true));
+    throw await refuseUnknown(unauthorized('The Authorization header must be: Bearer <token>.', true));
   }
   const check = await checkAccessToken(db, match[1], clock.now());
   if (check.status === 'unknown') {
@@ -60,7 +76,7 @@ export async function authenticate(
   if (route.scopes.length > 0 && !route.scopes.some((scope) => auth.scopes.includes(scope))) {
     const needed = route.scopes.join(' ');
     throw new ApiError('insufficient_scope', `This operation needs the scope ${route.scopes.join(' or ')}.`, {
-      headers: { 'www-authenticate': `${realm}, error="insufficient_scope", scope="${needed}"` },
+      headers: { 'www-authenticate': bearerChallenge({ error: 'insufficient_scope', scope: needed }) },
     });
   }
   if (route.plans) requirePlan(auth, route.plans);

@@ -1,3 +1,4 @@
+import canonicalize from 'canonicalize';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
@@ -13,7 +14,8 @@ export interface HeldKey {
   settled: boolean;
 }
 
-const printable = /^[\x20-\x7e]{1,255}$/;
+/** An Idempotency-Key: 1 to 255 printable ASCII characters (the OpenAPI document states it too). */
+export const idempotencyKeyPattern = /^[\x20-\x7e]{1,255}$/;
 
 /**
  * Before a POST handler runs: takes the Idempotency-Key, or answers with the first response
@@ -28,7 +30,7 @@ export async function holdIdempotencyKey(
 ): Promise<HeldKey | null> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return null;
-  if (typeof header !== 'string' || !printable.test(header)) {
+  if (typeof header !== 'string' || !idempotencyKeyPattern.test(header)) {
     throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
       param: 'Idempotency-Key',
     });
@@ -39,7 +41,8 @@ export async function holdIdempotencyKey(
     key: header,
     method: request.method,
     path: request.url,
-    bodyHash: sha256(JSON.stringify(request.body ?? null)),
+    // The parsed body in RFC 8785 form: key order and whitespace do not make another request.
+    bodyHash: sha256(canonicalize(request.body ?? null) ?? 'null'),
   };
   const claim = await claimKey(db, key, clock.now());
   if (claim.state === 'claimed') return { request: key, lockId: claim.lockId, settled: false };

@@ -15,6 +15,7 @@ import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Limiter, Limiters } from '../../domain/limits/limiters.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
+import { acceptJsonBodies } from '../json-body.ts';
 
 export interface SignedInApiOptions {
   db: Db;
@@ -77,15 +78,7 @@ export async function signedInApi(
 
   await app.register(fastifyCookie);
   // Bodiless writes (DELETE, POST …/rotate) send the JSON content type too: an empty body is `{}`.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
-    }
-  });
+  acceptJsonBodies(app, 'as-empty-object');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
     if (request.method === 'GET' || request.method === 'HEAD') return;

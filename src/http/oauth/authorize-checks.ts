@@ -3,6 +3,7 @@ import { classifyRedirectUri, type RedirectUriKind } from '../../domain/apps/red
 import type { Ctx } from '../../domain/context.ts';
 import { InvalidRequest, InvalidScope, UnsupportedResponseType } from '../../domain/oauth/oauth-errors.ts';
 import { isScope, type Scope } from '../../domain/scopes.ts';
+import { characterCount } from '../../domain/text.ts';
 import { NoRedirect } from './authorize-errors.ts';
 
 /*
@@ -132,7 +133,7 @@ export function checkResponseType(query: AuthorizeQuery): void {
 export function checkState(query: AuthorizeQuery): string {
   const state = single(query.state);
   if (!state) throw new InvalidRequest('state is missing.');
-  if (state.length > 500) throw new InvalidRequest('state must have at most 500 characters.');
+  if (characterCount(state) > 500) throw new InvalidRequest('state must have at most 500 characters.');
   return state;
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../domain/context.ts';
 import type { Limiters } from '../../domain/limits/limiters.ts';
+import { textProblemIn } from '../validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
 import { formField, sendPage } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -52,6 +53,11 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
     cookieKey: 'servery_csrf',
     cookieOpts: { path: '/oauth/authorize', httpOnly: true, sameSite: 'lax', secure: secureCookies },
     getToken: (request) => formField(request.body, '_csrf'),
+  });
+  // The text rule (src/domain/text.ts) for the request's query and form: refused with an error page.
+  app.addHook('preValidation', async (request, reply) => {
+    const problem = textProblemIn(request.query) ?? textProblemIn(request.body);
+    if (problem) return sendPage(reply, 400, errorPage(`A parameter of this request ${problem.message}.`));
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.headers(pageHeaders);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest } from '../../domain/oauth/oauth-errors.ts';
+import { textProblem } from '../../domain/text.ts';
 
 /** The parameters of an OAuth request body; an omitted one is undefined. */
 export type OAuthForm = Readonly<Record<string, string | undefined>>;
@@ -13,7 +14,8 @@ export const formBodyLimit = 8 * 1024;
  *   type is refused (→ invalid_request);
  * - at most 8 KB, counted in bytes (→ invalid_request);
  * - each parameter at most once: a repeat → invalid_request;
- * - a parameter without a value counts as omitted (RFC 6749 §3.2).
+ * - a parameter without a value counts as omitted (RFC 6749 §3.2);
+ * - UTF-8 text only (see parseForm).
  */
 export function acceptOnlyFormBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -21,16 +23,42 @@ export function acceptOnlyFormBodies(app: FastifyInstance): void {
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: formBodyLimit },
     (_request, body, done) => {
-      const form: Record<string, string> = Object.create(null);
-      const seen = new Set<string>();
-      for (const [name, value] of new URLSearchParams(body as string)) {
-        if (seen.has(name)) return done(new InvalidRequest(`The parameter ${name} is repeated.`), undefined);
-        seen.add(name);
-        if (value !== '') form[name] = value;
+      try {
+        done(null, parseForm(body as string));
+      } catch (error) {
+        done(error as InvalidRequest, undefined);
       }
-      done(null, form);
     },
   );
+}
+
+/*
+ * - percent-escapes must decode to UTF-8 and every value must pass the text rule
+ *   (src/domain/text.ts): refused, never replaced by U+FFFD
+ */
+function parseForm(body: string): Record<string, string> {
+  const form: Record<string, string> = Object.create(null);
+  const seen = new Set<string>();
+  for (const pair of body.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeFormPart(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decodeFormPart(eq === -1 ? '' : pair.slice(eq + 1));
+    if (seen.has(name)) throw new InvalidRequest(`The parameter ${name} is repeated.`);
+    seen.add(name);
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) throw new InvalidRequest(`The parameter ${name} ${problem}.`);
+    if (value !== '') form[name] = value;
+  }
+  return form;
+}
+
+function decodeFormPart(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new InvalidRequest('The body is not form-urlencoded UTF-8.');
+  }
 }
 
 /** The parsed form of a request; a request without a body → invalid_request. */

@@ -1,0 +1,20 @@
+/*
+ * The one rule for text in requests, on every surface (API, console, dashboard, OAuth, CLI):
+ * - lengths count characters (Unicode code points), not UTF-16 units: an emoji is one;
+ * - no NUL character (PostgreSQL text cannot hold it) and no lone surrogate (`"\ud800"` in JSON
+ *   is no Unicode text and would be stored as U+FFFD).
+ */
+
+/** Length in characters (code points), as every limit of the spec counts. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** Why `text` cannot be stored as sent, or null when it can. */
+export function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (!text.isWellFormed()) return 'must be Unicode text (it holds a lone surrogate)';
+  return null;
+}
