@@ -60,7 +60,8 @@ function parseJsonBody(request: FastifyRequest, body: Buffer, empty: 'refuse' | 
  * it), so a client that thinks it sent parameters learns that it did not.
  */
 export async function refuseBodiesOfBodilessMethods(request: FastifyRequest): Promise<void> {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return;
+  // An unknown path stays a 404 (paths are checked first).
+  if ((request.method !== 'GET' && request.method !== 'HEAD') || request.is404) return;
   const length = request.headers['content-length'];
   if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0'))
     throw new ApiError('invalid_request', 'This operation takes no request body.');

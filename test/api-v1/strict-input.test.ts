@@ -311,6 +311,7 @@ describe('strict parsing', () => {
   test('a body on an operation that takes none → 400', async () => {
     assertError(await send('GET', '/me', '{"a":1}'), 400, 'invalid_request');
     assertError(await send('GET', '/store', '{}'), 400, 'invalid_request');
+    assertError(await send('GET', '/nowhere', '{}'), 404, 'not_found');
     assertError(await send('DELETE', '/store/pause', '{"a":1}'), 400, 'invalid_request', 'a');
   });
 
