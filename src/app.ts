@@ -1,4 +1,9 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import { type Clock, systemClock } from './domain/context.ts';
@@ -11,7 +16,7 @@ import { clientErrorAnswer, newRequestId } from './http/client-error.ts';
 import { consolePlugin } from './http/console/console.plugin.ts';
 import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
 import { earlierMetadataAddress, rewriteEarlierApiAddress } from './http/earlier-addresses.ts';
-import { errorHandler } from './http/error-reply.ts';
+import { errorHandler, sendError, toApiError } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
 import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/json-body.ts';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
@@ -50,6 +55,11 @@ export const redactedLogPaths = [
   '*.code_verifier',
 ];
 
+/** The headers on every answer of the service. */
+function withServiceHeaders(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.header('x-request-id', request.id).header('service-api-version', apiVersion);
+}
+
 /** The HTTP server with its surfaces: health, the public API (/v1) and its OpenAPI/Postman documents. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
@@ -66,6 +76,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy ?? false,
     // Requests Node's HTTP parser refuses (bad header bytes) are answered in the error shape too.
     clientErrorHandler: clientErrorAnswer(apiVersion),
+    // A path that is not percent-encoded UTF-8, or a path parameter over 100 characters.
+    // (Fastify answers these before any hook runs.)
+    frameworkErrors: (error, request, reply) =>
+      sendError(request, withServiceHeaders(request, reply), toApiError(error)),
     // The app host's `/api/v1/...` answers as `/v1/...` (see earlier-addresses.ts).
     rewriteUrl: rewriteEarlierApiAddress(deps.config),
   });
@@ -77,8 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Limiters passed in belong to the caller; those opened here close with the app.
   if (!deps.limiters) app.addHook('onClose', () => limiters.close());
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('x-request-id', request.id);
-    reply.header('service-api-version', apiVersion);
+    withServiceHeaders(request, reply);
     return payload;
   });
 

@@ -31,6 +31,10 @@ export function toApiError(error: FastifyError): ApiError {
       return new ApiError('invalid_request', 'Request bodies must be sent as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_request', 'The body is empty although Content-Type says JSON.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The path is not percent-encoded UTF-8.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'A part of the path is longer than any this API takes.');
   }
   if (error.statusCode === 413) {
     return new ApiError('payload_too_large', 'The request body is larger than this operation accepts.');

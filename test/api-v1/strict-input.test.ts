@@ -312,6 +312,10 @@ describe('strict parsing', () => {
     assertError(await send('GET', '/me', '{"a":1}'), 400, 'invalid_request');
     assertError(await send('GET', '/store', '{}'), 400, 'invalid_request');
     assertError(await send('GET', '/nowhere', '{}'), 404, 'not_found');
+    for (const body of ['[]', 'null', '"x"']) {
+      assertError(await send('DELETE', '/connection', body), 400, 'invalid_request');
+    }
+    assert.equal((await send('GET', '/me')).statusCode, 200);
     assertError(await send('DELETE', '/store/pause', '{"a":1}'), 400, 'invalid_request', 'a');
   });
 
@@ -349,6 +353,19 @@ describe('strict parsing', () => {
       }
     } finally {
       await app.close();
+    }
+  });
+
+  test('a path that is not percent-encoded UTF-8, or a part over 100 characters → 400 in the error shape', async () => {
+    for (const url of [
+      '/events/%FF',
+      '/events/a%E0%A4%A',
+      '/store/closures/%ED%A0%80',
+      `/events/evt_${'0'.repeat(120)}`,
+    ]) {
+      const res = await send(url.includes('closures') ? 'DELETE' : 'GET', url);
+      assertError(res, 400, 'invalid_request');
+      assert.equal(res.headers['service-api-version'], '2026-10-08');
     }
   });
 

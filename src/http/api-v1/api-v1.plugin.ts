@@ -65,8 +65,10 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
       },
       preValidation: async (request) => {
         // An operation without a body schema takes no body (an empty object is tolerated).
-        if (route.schema.body === undefined && request.body !== undefined && request.body !== null) {
-          const fields = typeof request.body === 'object' ? Object.keys(request.body) : [''];
+        if (route.schema.body === undefined && request.body !== undefined) {
+          const { body } = request;
+          const fields =
+            typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : [''];
           if (fields.length > 0) {
             throw new ApiError(
               'invalid_request',
