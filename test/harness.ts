@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
+import { type AppDeps, buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
 import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
@@ -16,6 +16,7 @@ import { type Clock, type Ctx, systemCtx } from '../src/domain/context.ts';
 import { createRestaurant } from '../src/domain/restaurants/restaurants.service.ts';
 import { scopes as allScopes, type Plan, type Scope } from '../src/domain/scopes.ts';
 import type { ApiRoute } from '../src/http/api-v1/api-route.ts';
+import { checkAnswersAgainstDocument } from './openapi-responses.ts';
 
 /** A clock the test moves by hand. */
 export class TestClock implements Clock {
@@ -106,6 +107,11 @@ export interface TestApp {
   database: Database & { url: string | null };
   clock: TestClock;
   ctx: Ctx;
+  /**
+   * Answers of /v1 operations that the served OpenAPI document does not describe
+   * (openapi-responses.ts); `close()` fails while there are any.
+   */
+  answerViolations: string[];
   close(): Promise<void>;
 }
 
@@ -113,28 +119,40 @@ export const testBaseUrl = 'http://servery.test';
 
 /**
  * The whole service in-process on a fresh database, with a clock the test controls. `appUrl` gives
- * the console and dashboard a host of their own (default: the API host, testBaseUrl).
+ * the console and dashboard a host of their own (default: the API host, testBaseUrl); `config`
+ * sets what else a test needs of the configuration.
  */
 export async function buildTestApp(
-  options: { extraApiRoutes?: readonly ApiRoute[]; appUrl?: string } = {},
+  options: {
+    extraApiRoutes?: readonly ApiRoute[];
+    appUrl?: string;
+    config?: Pick<AppDeps['config'], 'trustProxy' | 'webhooksAllowInsecure'>;
+  } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
   const clock = new TestClock();
   const app = await buildApp({
-    config: { baseUrl: testBaseUrl, appUrl: options.appUrl },
+    config: { baseUrl: testBaseUrl, appUrl: options.appUrl, ...options.config },
     db: database.db,
     clock,
     extraApiRoutes: options.extraApiRoutes,
   });
+  const answerViolations = checkAnswersAgainstDocument(app);
   await app.ready();
   return {
     app,
     database,
     clock,
     ctx: systemCtx(database.db, clock),
+    answerViolations,
     close: async () => {
       await app.close();
       await database.close();
+      if (answerViolations.length > 0) {
+        throw new Error(
+          `${answerViolations.length} answers differ from the OpenAPI document:\n${answerViolations.join('\n')}`,
+        );
+      }
     },
   };
 }

@@ -7,17 +7,26 @@ import { sha256 } from '../domain/ids.ts';
  * `{object: "list", data, has_more, next_cursor}`; cursors are opaque and bound to the filters they
  * were made with — a cursor sent with other filters is a 400 on `cursor`.
  */
-export const LimitParam = Type.Integer({
-  minimum: 1,
-  maximum: 100,
-  default: 25,
-  description: 'Page size, 1 to 100.',
-});
+export const LimitParam = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 25,
+    description: 'Page size, 1 to 100.',
+    examples: [25],
+  }),
+);
 export const CursorParam = Type.String({
   minLength: 1,
   maxLength: 512,
   description: 'The `next_cursor` of the previous page.',
 });
+
+/**
+ * A list query as the handler gets it: `limit` may be left out of the request, and validation
+ * (Ajv's useDefaults) fills in LimitParam's default, so it is always set by then.
+ */
+export type PageQuery = { limit: number; cursor?: string };
 
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({
@@ -88,8 +97,11 @@ export function toPage<T, P>(
     object: 'list',
     data,
     has_more: hasMore,
-    next_cursor: hasMore
-      ? Buffer.from(JSON.stringify({ f: filterDigest(query), p: positionOf(last) })).toString('base64url')
-      : null,
+    next_cursor: hasMore ? cursorAfter(query, positionOf(last)) : null,
   };
+}
+
+/** The cursor of the page after `position` (an item's order key), bound to the query's filters. */
+export function cursorAfter(query: Record<string, unknown>, position: unknown): string {
+  return Buffer.from(JSON.stringify({ f: filterDigest(query), p: position })).toString('base64url');
 }

@@ -7,6 +7,7 @@ import { setSubscriptionActive } from '../../src/domain/restaurants/restaurants.
 import type { Scope } from '../../src/domain/scopes.ts';
 import { type ApiRoute, apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { requirePlan } from '../../src/http/api-v1/auth.ts';
+import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp, tokenFor } from '../harness.ts';
 
@@ -15,12 +16,18 @@ import { bearer, buildTestApp, makeTenant, type TestApp, tokenFor } from '../har
  * each operation added later is covered by being added. Two operations of this test's own show
  * the plan checks, which no public operation of the foundation has yet.
  */
+const okSchema = Type.Object({ ok: Type.Boolean() }, { description: 'Done.' });
 const planRoutes = [
   apiRoute({
     method: 'GET',
     url: '/test/pro-feature',
     auth: { scopes: ['reservations:read'], plans: ['pro', 'premium'] },
-    schema: { operationId: 'testPro', summary: 'pro only', tags: ['Test'] },
+    schema: {
+      operationId: 'testPro',
+      summary: 'pro only',
+      tags: ['Test'],
+      response: { 200: okSchema, ...errorResponses(400, 401, 403, 429, 500) },
+    },
     handler: async () => ({ ok: true }),
   }),
   apiRoute({
@@ -32,6 +39,7 @@ const planRoutes = [
       summary: 'dine_in needs pro',
       tags: ['Test'],
       body: Type.Object({ dine_in: Type.Boolean() }, { additionalProperties: false }),
+      response: { 200: okSchema, ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500) },
     },
     handler: async (_ctx, request, auth) => {
       if (request.body.dine_in) requirePlan(auth, ['pro', 'premium'], 'order_types.dine_in');

@@ -4,7 +4,15 @@ import Type from 'typebox';
 import { Timestamp } from '../../src/domain/common.schema.ts';
 import { ApiError, type ErrorCode, errorStatus } from '../../src/domain/errors.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
-import { CursorParam, LimitParam, ListOf, pagePosition, toPage } from '../../src/http/pagination.ts';
+import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
+import {
+  CursorParam,
+  LimitParam,
+  ListOf,
+  type PageQuery,
+  pagePosition,
+  toPage,
+} from '../../src/http/pagination.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 
 // Operations that exist only in this test, to exercise the conventions every /v1 operation shares.
@@ -29,13 +37,17 @@ const conventionRoutes = [
         },
         { additionalProperties: false },
       ),
-      response: { 200: ListOf(Item) },
+      response: {
+        200: { ...ListOf(Item), description: 'A page.' },
+        ...errorResponses(400, 401, 403, 429, 500),
+      },
     },
     handler: async (_ctx, request) => {
-      const after = pagePosition<number>(request.query) ?? -1;
-      const kinds = request.query.kind?.split(',');
+      const query = request.query as typeof request.query & PageQuery;
+      const after = pagePosition<number>(query) ?? -1;
+      const kinds = query.kind?.split(',');
       const rows = items.filter((item) => item.n > after && (!kinds || kinds.includes(item.kind)));
-      return toPage(rows.slice(0, request.query.limit + 1), request.query, (last) => last.n);
+      return toPage(rows.slice(0, query.limit + 1), query, (last) => last.n);
     },
   }),
   apiRoute({
@@ -58,7 +70,13 @@ const conventionRoutes = [
         },
         { additionalProperties: false },
       ),
-      response: { 200: Type.Object({ at: Type.Union([Timestamp, Type.Null()]), count: Type.Integer() }) },
+      response: {
+        200: Type.Object(
+          { at: Type.Union([Timestamp, Type.Null()]), count: Type.Integer() },
+          { description: 'What was sent.' },
+        ),
+        ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500),
+      },
     },
     handler: async (_ctx, request) => ({
       at: request.body.at ? new Date(request.body.at) : null,
@@ -74,6 +92,7 @@ const conventionRoutes = [
       summary: 'throws',
       tags,
       params: Type.Object({ code: Type.String() }),
+      response: errorResponses(...new Set(Object.values(errorStatus))),
     },
     handler: async (_ctx, request) => {
       const { code } = request.params;
@@ -122,7 +141,10 @@ describe('errors', () => {
   test('every code of the closed list answers with its status, in the one shape', async () => {
     assert.equal(Object.keys(errorStatus).length, 18);
     for (const [code, status] of Object.entries(errorStatus)) {
-      assertError(await get(`/v1/test/errors/${code}`), status, code);
+      const url = `/v1/test/errors/${code}`;
+      // A 401 answers a request without a valid token (one with a valid token would carry
+      // RateLimit headers, which no 401 of the API has).
+      assertError(await (code === 'unauthorized' ? t.app.inject({ url }) : get(url)), status, code);
     }
   });
 

@@ -6,6 +6,7 @@ import { claimKey } from '../../src/domain/idempotency/idempotency.store.ts';
 import { sha256 } from '../../src/domain/ids.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
+import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp, tokenFor } from '../harness.ts';
 
 /*
@@ -33,7 +34,11 @@ const effectRoute = (url: string) =>
         { additionalProperties: false },
       ),
       response: {
-        201: Type.Object({ object: Type.Literal('restaurant'), id: Type.String(), name: Type.String() }),
+        201: Type.Object(
+          { object: Type.Literal('restaurant'), id: Type.String(), name: Type.String() },
+          { description: 'The restaurant made.' },
+        ),
+        ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500),
       },
     },
     handler: async (ctx, request, _auth, reply) => {

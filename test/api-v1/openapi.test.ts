@@ -6,8 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import Type from 'typebox';
+import { apiRoute } from '../../src/http/api-v1/api-route.ts';
+import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
+import { idempotencyKeyPattern } from '../../src/http/api-v1/idempotency.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
-import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp, testBaseUrl } from '../harness.ts';
+import { bearer, buildTestApp, makeTenant, type TestApp, testBaseUrl } from '../harness.ts';
 
 /*
  * The public API's OpenAPI document and Postman collection, checked by independent tools: the
@@ -32,13 +36,11 @@ type Document = {
 };
 
 let t: TestApp;
-let tenant: Tenant;
 let dir: string;
 let document: Document;
 
 before(async () => {
   t = await buildTestApp();
-  tenant = await makeTenant(t.ctx);
   dir = await mkdtemp(path.join(tmpdir(), 'servery-openapi-'));
   // Served to anyone: no Authorization header.
   const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
@@ -112,6 +114,227 @@ test("every operation needs the bearer token and lists the spec's error statuses
   }
 });
 
+/*
+ * What the document states beyond the route schemas' shapes (docs/api-decisions.md, OpenAPI
+ * document): optional list sizes, the Idempotency-Key, response headers, patterns, formats and
+ * examples.
+ */
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+  schema: Schema;
+  example?: unknown;
+}
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema> };
+interface Details {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
+  responses: Record<string, { headers?: Record<string, { $ref?: string }> }>;
+}
+type Components = {
+  parameters: Record<string, Parameter>;
+  headers: Record<string, { required?: boolean; schema: Schema; example?: unknown }>;
+};
+const components = () => document.components as unknown as Components;
+const detailsOf = (operation: Operation) => operation as unknown as Details;
+const parametersOf = (operation: Operation) =>
+  (detailsOf(operation).parameters ?? []).map((parameter) =>
+    parameter.$ref ? components().parameters[parameter.$ref.split('/').at(-1) ?? ''] : parameter,
+  );
+
+test('`limit` is optional, with its default, on every list', () => {
+  const defaults: Record<string, number> = { '/events': 50, '/tables': 25, '/areas': 25 };
+  for (const { path, operation } of operationsOf(document)) {
+    const limit = parametersOf(operation).find((parameter) => parameter?.name === 'limit');
+    if (!(path in defaults)) {
+      assert.equal(limit, undefined, path);
+      continue;
+    }
+    assert.equal(limit?.required, false, path);
+    assert.equal(limit?.schema.default, defaults[path], path);
+  }
+});
+
+test('every POST refers to the one Idempotency-Key parameter; no other method has it', () => {
+  const key = components().parameters['Idempotency-Key'];
+  assert.deepEqual(
+    { name: key?.name, in: key?.in, required: key?.required, pattern: key?.schema.pattern },
+    { name: 'Idempotency-Key', in: 'header', required: false, pattern: idempotencyKeyPattern.source },
+  );
+  for (const { method, path, operation } of operationsOf(document)) {
+    const refs = (detailsOf(operation).parameters ?? []).filter(
+      (parameter) => parameter.$ref === '#/components/parameters/Idempotency-Key',
+    );
+    assert.equal(refs.length, method === 'post' ? 1 : 0, `${method} ${path}`);
+  }
+});
+
+/** The headers an answer carries (spec: Limits; docs/api-decisions.md, Headers and Rate limits). */
+function expectedHeaders(method: string, status: number): string[] {
+  const names = ['X-Request-Id', 'Service-Api-Version'];
+  if (status !== 401) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  if (status === 409 || status === 429) names.push('Retry-After');
+  if (status === 401 || status === 403) names.push('WWW-Authenticate');
+  if (method === 'post' && ![401, 413, 429].includes(status) && status < 500)
+    names.push('Idempotent-Replayed');
+  return names;
+}
+
+test('every response refers to the headers it carries, each declared once among the components', () => {
+  const declared = components().headers;
+  assert.deepEqual(Object.keys(declared).sort(), [
+    'Idempotent-Replayed',
+    'RateLimit-Limit',
+    'RateLimit-Remaining',
+    'RateLimit-Reset',
+    'Retry-After',
+    'Service-Api-Version',
+    'WWW-Authenticate',
+    'X-Request-Id',
+  ]);
+  // Required only where they are on every answer that refers to them.
+  const required = Object.keys(declared).filter((name) => declared[name]?.required);
+  assert.deepEqual(required.sort(), ['Service-Api-Version', 'X-Request-Id']);
+  for (const { method, path, operation } of operationsOf(document)) {
+    for (const [status, response] of Object.entries(detailsOf(operation).responses)) {
+      assert.deepEqual(
+        response.headers,
+        Object.fromEntries(
+          expectedHeaders(method, Number(status)).map((name) => [
+            name,
+            { $ref: `#/components/headers/${name}` },
+          ]),
+        ),
+        `${method} ${path} ${status}`,
+      );
+    }
+  }
+});
+
+/** Every schema inside `schema` with its property name (`''` for the top). */
+function* schemasIn(schema: unknown, name = ''): Generator<[string, Schema]> {
+  if (typeof schema !== 'object' || schema === null) return;
+  yield [name, schema as Schema];
+  const { properties, items, anyOf, oneOf, allOf } = schema as Record<string, unknown>;
+  for (const [child, value] of Object.entries((properties ?? {}) as Record<string, unknown>)) {
+    yield* schemasIn(value, child);
+  }
+  for (const value of [
+    items,
+    ...((anyOf ?? []) as unknown[]),
+    ...((oneOf ?? []) as unknown[]),
+    ...((allOf ?? []) as unknown[]),
+  ]) {
+    yield* schemasIn(value, name);
+  }
+}
+
+test('ids are uuids (events: evt_ and 32 hex), timestamps date-time, dates date', () => {
+  const schemas = [
+    ...Object.values(document.components.schemas),
+    ...operationsOf(document).flatMap(({ operation }) => [
+      ...parametersOf(operation).map((parameter) => ({
+        properties: { [parameter?.name ?? '']: parameter?.schema },
+      })),
+      ...Object.values(detailsOf(operation).requestBody?.content ?? {}).map((media) => media.schema),
+      ...Object.values(operation.responses).flatMap((response) =>
+        Object.values(response.content ?? {}).map((media) => media.schema),
+      ),
+    ]),
+  ];
+  const eventId = '^evt_[0-9a-f]{32}$';
+  for (const [name, schema] of schemas.flatMap((schema) => [...schemasIn(schema)])) {
+    if (schema.type !== 'string') continue;
+    // Every id is a uuid but an event's, the request's (req_…) and an app's OAuth client id.
+    if ((name === 'id' || name.endsWith('_id')) && name !== 'client_id') {
+      const other = schema.pattern === eventId || (name === 'request_id' && schema.pattern === '^req_');
+      assert.ok(schema.format === 'uuid' || other, `${name}: ${JSON.stringify(schema)}`);
+    }
+    if (name.endsWith('_at') || name.endsWith('_until')) assert.equal(schema.format, 'date-time', name);
+    if (name === 'date') assert.equal(schema.format, 'date', name);
+  }
+  const getEvent = document.paths['/events/{id}']?.get as Operation;
+  const [idParameter] = parametersOf(getEvent);
+  assert.equal(idParameter?.schema.pattern, eventId);
+  const event = getEvent.responses['200']?.content?.['application/json']?.schema as Schema;
+  assert.equal(event.properties?.id?.pattern, eventId);
+});
+
+test('every parameter and request body has an example, and the requests they make succeed', async () => {
+  const tenant = await makeTenant(t.ctx);
+  const key = components().parameters['Idempotency-Key'];
+  assert.match(String(key?.example), idempotencyKeyPattern);
+  // In the document's order; DELETE /connection ends the token, so it goes last.
+  const operations = operationsOf(document).sort(
+    (a, b) => Number(a.path === '/connection') - Number(b.path === '/connection'),
+  );
+  for (const { method, path, operation } of operations) {
+    const name = `${method.toUpperCase()} ${path}`;
+    let url = path;
+    const query = new URLSearchParams();
+    for (const parameter of parametersOf(operation)) {
+      assert.ok(parameter?.example !== undefined, `${name}: ${parameter?.name} has an example`);
+      if (parameter.in === 'path')
+        url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
+      if (parameter.in === 'query') query.set(parameter.name, String(parameter.example));
+    }
+    const body = detailsOf(operation).requestBody?.content['application/json'];
+    if (body) assert.ok(body.example !== undefined, `${name}: its body has an example`);
+    const res = await t.app.inject({
+      method: method.toUpperCase() as 'GET',
+      url: `/v1${url}${query.size > 0 ? `?${query}` : ''}`,
+      headers: { ...bearer(tenant.token), ...(body && { 'content-type': 'application/json' }) },
+      ...(body && { payload: JSON.stringify(body.example) }),
+    });
+    // The example event id is no connection's event: the one example that finds nothing.
+    const answered = path === '/events/{id}' ? res.statusCode === 404 : res.statusCode < 300;
+    assert.ok(answered, `${name} → ${res.statusCode} ${res.body}`);
+  }
+});
+
+test('an answer that differs from the document is caught: status, body and headers', async () => {
+  const wrong = apiRoute({
+    method: 'GET',
+    url: '/test/wrong',
+    auth: { scopes: [] },
+    schema: {
+      operationId: 'testWrong',
+      summary: 'answers what it says it does not',
+      tags: ['Test'],
+      querystring: Type.Object({ status: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({ count: Type.Integer() }, { description: 'A count.' }),
+        ...errorResponses(400, 401, 429, 500),
+      },
+    },
+    // Sent as text, past the response schema's serializer, like any answer that is not what it says.
+    handler: async (_ctx, request, _auth, reply) =>
+      reply
+        .code(request.query.status ?? 200)
+        .header('retry-after', '5')
+        .type('application/json')
+        .send('{"count":"three"}'),
+  });
+  const wrongApp = await buildTestApp({ extraApiRoutes: [wrong] });
+  try {
+    const tenant = await makeTenant(wrongApp.ctx);
+    await wrongApp.app.inject({ url: '/v1/test/wrong', headers: bearer(tenant.token) });
+    await wrongApp.app.inject({ url: '/v1/test/wrong?status=418', headers: bearer(tenant.token) });
+    // Its 401 (no token) is as documented: nothing to report.
+    await wrongApp.app.inject({ url: '/v1/test/wrong' });
+    assert.deepEqual(wrongApp.answerViolations, [
+      'GET /v1/test/wrong → 200: body/count must be integer ({"type":"integer"})',
+      'GET /v1/test/wrong → 200: header retry-after is sent but not declared for this answer',
+      'GET /v1/test/wrong?status=418 → 418: the operation does not list status 418',
+    ]);
+  } finally {
+    wrongApp.answerViolations.length = 0;
+    await wrongApp.close();
+  }
+});
+
 interface LintResult {
   exitCode: number;
   totals: { errors: number; warnings: number };
@@ -181,7 +404,7 @@ interface NewmanSummary {
   run: {
     failures: Array<{ at: string; error: { name: string; message: string }; source?: { name?: string } }>;
     executions: Array<{
-      item: { name: string };
+      item: { id: string };
       request: { method: string; url: { getPath(): string } };
       response?: { code: number };
       requestError?: { message: string };
@@ -189,103 +412,157 @@ interface NewmanSummary {
     }>;
   };
 }
+interface NewmanRun {
+  on(event: 'beforeItem', listener: (error: Error | null, args: { item: { id: string } }) => void): NewmanRun;
+}
 interface Newman {
   run(
     options: Record<string, unknown>,
     callback: (error: Error | null, summary: NewmanSummary) => void,
-  ): unknown;
+  ): NewmanRun;
 }
 const newman = createRequire(import.meta.url)('newman') as Newman;
 
 interface PostmanItem {
+  id: string;
   name: string;
   item?: PostmanItem[];
   request?: { method: string; url: { path: string[] } };
-  event?: unknown[];
+}
+interface Collection {
+  item: PostmanItem[];
+  variable: Array<{ key: string; value: string }>;
 }
 
-function requestsOf(items: PostmanItem[]): PostmanItem[] {
-  return items.flatMap((item) => (item.item ? requestsOf(item.item) : [item]));
+/** `METHOD /path` of a request of the collection (path parameters as `:name`). */
+function requestName(item: PostmanItem): string {
+  return `${item.request?.method} /${item.request?.url.path.join('/')}`;
 }
 
-test('newman runs the Postman collection against the listening service: GET /me answers 200', async () => {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
-  const res = await fetch(`${origin}/v1/postman.json`);
-  assert.equal(res.status, 200);
-  const collection = (await res.json()) as {
-    item: PostmanItem[];
-    variable: Array<{ key: string; value: string }>;
-  };
-  assert.deepEqual(
-    collection.variable.map(({ key, value }) => [key, value]),
-    [
-      ['baseUrl', `${testBaseUrl}/v1`],
-      ['bearerToken', ''],
-    ],
-  );
+/** The service on a real socket (once for the file) and the collection it serves there. */
+let served: Promise<{ origin: string; collection: Collection }> | undefined;
+function servedCollection(): Promise<{ origin: string; collection: Collection }> {
+  served ??= (async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const origin = `http://127.0.0.1:${port}`;
+    const res = await fetch(`${origin}/v1/postman.json`);
+    assert.equal(res.status, 200);
+    return { origin, collection: (await res.json()) as Collection };
+  })();
+  return served;
+}
 
-  const requests = requestsOf(collection.item);
-  const isEndConnection = (item: PostmanItem) =>
-    item.request?.method === 'DELETE' && item.request.url.path.join('/') === 'connection';
-  // Ending the connection revokes the token: that request runs last, so the others keep a valid one.
-  collection.item = [
-    ...requests.filter((item) => !isEndConnection(item)),
-    ...requests.filter(isEndConnection),
-  ];
-  const me = requests.find(
-    (item) => item.request?.method === 'GET' && item.request.url.path.join('/') === 'me',
-  );
-  assert.ok(me, 'the collection has GET /me');
-  me.event = [
-    {
-      listen: 'test',
-      script: {
-        type: 'text/javascript',
-        exec: ["pm.test('GET /me answers 200', () => pm.response.to.have.status(200));"],
-      },
-    },
-  ];
-
+/**
+ * `newman run` of the served collection as it is, with a fresh tenant's token: the run's summary,
+ * the ids of the requests it began (skipped ones too) and the tenant.
+ */
+async function newmanRun(variables: Record<string, string> = {}) {
+  const { origin, collection } = await servedCollection();
+  const tenant = await makeTenant(t.ctx);
+  const begun: string[] = [];
   const summary = await new Promise<NewmanSummary>((resolve, reject) => {
-    newman.run(
-      {
-        collection,
-        envVar: [
-          { key: 'baseUrl', value: `${origin}/v1` },
-          { key: 'bearerToken', value: tenant.token },
-        ],
-        timeoutRequest: 10_000,
-        timeout: 40_000,
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
+    newman
+      .run(
+        {
+          collection,
+          envVar: Object.entries({ baseUrl: `${origin}/v1`, bearerToken: tenant.token, ...variables }).map(
+            ([key, value]) => ({ key, value }),
+          ),
+          timeoutRequest: 10_000,
+          timeout: 40_000,
+        },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      )
+      .on('beforeItem', (_error, { item }) => begun.push(item.id));
   });
-
   const failures = summary.run.failures.map(
     (f) => `${f.at} ${f.source?.name}: ${f.error.name} ${f.error.message}`,
   );
   assert.deepEqual(failures, []);
-  const executions = summary.run.executions;
-  assert.equal(executions.length, requests.length);
-  for (const execution of executions) {
+  // Every request sent passed its tests: a documented 2xx status and a body matching its schema.
+  for (const execution of summary.run.executions) {
     const name = `${execution.request.method} ${execution.request.url.getPath()}`;
     assert.equal(execution.requestError, undefined, name);
-    assert.ok(execution.response, name);
-    assert.ok(execution.response.code < 500, `${name} answered ${execution.response.code}`);
+    assert.ok(
+      execution.response && execution.response.code < 300,
+      `${name} answered ${execution.response?.code}`,
+    );
+    assert.deepEqual(
+      execution.assertions?.map((a) => [
+        a.assertion.replace(/^Status is .*/, 'Status'),
+        a.skipped,
+        a.error ?? null,
+      ]),
+      [
+        ['Status', false, null],
+        ['The body matches the schema of its status', false, null],
+      ],
+      name,
+    );
   }
-  const meRun = executions.find((e) => e.request.method === 'GET' && e.request.url.getPath() === '/v1/me');
-  assert.ok(meRun, 'GET /me ran');
-  assert.equal(meRun.response?.code, 200);
+  return { summary, begun, tenant, collection };
+}
+
+const destructiveRequests = [
+  'PUT /store/hours',
+  'DELETE /store/closures/:date',
+  'POST /store/pause',
+  'DELETE /store/pause',
+  'DELETE /connection',
+];
+
+test('the collection has every operation, the destructive ones in its last folder, DELETE /connection last', async () => {
+  const { collection } = await servedCollection();
+  const requests = collection.item.flatMap((folder) => folder.item ?? []);
+  assert.equal(requests.length, apiV1Routes.length);
+  const last = collection.item.at(-1);
+  assert.equal(last?.name, 'Destructive');
+  assert.deepEqual(last.item?.map(requestName), destructiveRequests);
+  for (const folder of collection.item.slice(0, -1)) {
+    for (const item of folder.item ?? [])
+      assert.ok(!destructiveRequests.includes(requestName(item)), requestName(item));
+  }
+  const variables = Object.fromEntries(collection.variable.map(({ key, value }) => [key, value]));
   assert.deepEqual(
-    meRun.assertions?.map((a) => [a.assertion, a.skipped, a.error?.message ?? null]),
-    [['GET /me answers 200', false, null]],
+    {
+      baseUrl: variables.baseUrl,
+      bearerToken: variables.bearerToken,
+      runDestructive: variables.runDestructive,
+    },
+    { baseUrl: `${testBaseUrl}/v1`, bearerToken: '', runDestructive: 'false' },
   );
-  // The run's DELETE /connection did use the token: it is revoked now.
-  const afterwards = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
-  assert.equal(afterwards.statusCode, 401);
+});
+
+test('newman runs the served collection: every request passes its tests, the destructive ones are skipped', async () => {
+  const { summary, begun, tenant, collection } = await newmanRun();
+  const requests = collection.item.flatMap((folder) => folder.item ?? []);
+  const destructive = collection.item.at(-1)?.item ?? [];
+  // Each request began; all but the destructive ones were sent, in the collection's order.
+  assert.deepEqual(
+    begun,
+    requests.map((item) => item.id),
+  );
+  assert.deepEqual(
+    summary.run.executions.map((execution) => execution.item.id),
+    requests.filter((item) => !destructive.includes(item)).map((item) => item.id),
+  );
+  const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
+  assert.equal(me.statusCode, 200);
   // Making the collection left the served document as it was.
   const again = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
   assert.deepEqual(again.json(), document);
+});
+
+test('with runDestructive=true newman also sends the destructive requests, which pass, DELETE /connection last', async () => {
+  const { summary, tenant, collection } = await newmanRun({ runDestructive: 'true' });
+  const requests = collection.item.flatMap((folder) => folder.item ?? []);
+  assert.deepEqual(
+    summary.run.executions.map((execution) => execution.item.id),
+    requests.map((item) => item.id),
+  );
+  const last = summary.run.executions.at(-1);
+  assert.equal(`${last?.request.method} ${last?.request.url.getPath()}`, 'DELETE /v1/connection');
+  const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(tenant.token) });
+  assert.equal(me.statusCode, 401);
 });

@@ -3,6 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
 import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
@@ -12,6 +13,7 @@ import { sha256 } from '../../src/domain/ids.ts';
 import { openLimiters } from '../../src/domain/limits/limiters.ts';
 import { setSubscriptionActive } from '../../src/domain/restaurants/restaurants.service.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
+import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import {
   bearer,
   buildTestApp,
@@ -28,7 +30,15 @@ const scopedRoute = apiRoute({
   method: 'GET',
   url: '/test/reports-only',
   auth: { scopes: ['reports:read'] },
-  schema: { operationId: 'testReportsOnly', summary: 'needs reports:read', tags: ['Test'] },
+  schema: {
+    operationId: 'testReportsOnly',
+    summary: 'needs reports:read',
+    tags: ['Test'],
+    response: {
+      200: Type.Object({ ok: Type.Boolean() }, { description: 'Done.' }),
+      ...errorResponses(400, 401, 403, 429, 500),
+    },
+  },
   handler: async () => ({ ok: true }),
 });
 

@@ -1,32 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { systemCtx } from '../../src/domain/context.ts';
-import { openTestDatabase, type TestApp, TestClock, testBaseUrl } from '../harness.ts';
+import { buildTestApp, type TestApp } from '../harness.ts';
 import { assertOAuthError, makeClient, post } from './oauth-helpers.ts';
 
 /** The service behind a proxy at 10.0.0.5 (TRUST_PROXY=10.0.0.0/24). */
 let t: TestApp;
 before(async () => {
-  const database = await openTestDatabase();
-  const clock = new TestClock();
-  const app = await buildApp({
-    config: { baseUrl: testBaseUrl, trustProxy: loadConfig({ TRUST_PROXY: '10.0.0.0/24' }).trustProxy },
-    db: database.db,
-    clock,
-  });
-  await app.ready();
-  t = {
-    app,
-    database,
-    clock,
-    ctx: systemCtx(database.db, clock),
-    close: async () => {
-      await app.close();
-      await database.close();
-    },
-  };
+  t = await buildTestApp({ config: { trustProxy: loadConfig({ TRUST_PROXY: '10.0.0.0/24' }).trustProxy } });
 });
 after(() => t.close());
 

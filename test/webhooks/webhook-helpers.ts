@@ -1,32 +1,13 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
-import { systemCtx } from '../../src/domain/context.ts';
-import { openTestDatabase, type TestApp, TestClock, testBaseUrl } from '../harness.ts';
+import { buildTestApp, type TestApp } from '../harness.ts';
 
 export const password = 'correct horse battery';
 
 /** The service with WEBHOOKS_ALLOW_INSECURE as given (buildTestApp leaves it off). */
-export async function buildWebhookTestApp(webhooksAllowInsecure: boolean): Promise<TestApp> {
-  const database = await openTestDatabase();
-  const clock = new TestClock();
-  const app = await buildApp({
-    config: { baseUrl: testBaseUrl, webhooksAllowInsecure },
-    db: database.db,
-    clock,
-  });
-  await app.ready();
-  return {
-    app,
-    database,
-    clock,
-    ctx: systemCtx(database.db, clock),
-    close: async () => {
-      await app.close();
-      await database.close();
-    },
-  };
+export function buildWebhookTestApp(webhooksAllowInsecure: boolean): Promise<TestApp> {
+  return buildTestApp({ config: { webhooksAllowInsecure } });
 }
 
 let serial = 0;

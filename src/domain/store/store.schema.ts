@@ -62,7 +62,17 @@ export const ClosureInputSchema = Type.Object(
     hours: Type.Optional(Type.Array(HoursWindowSchema, { maxItems: 2 })),
     note: Type.Optional(nullable(Type.String({ maxLength: maxClosureNote }))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        date: '2030-12-24',
+        closed: false,
+        hours: [{ open: '11:30', close: '15:00' }],
+        note: 'Christmas Eve: lunch only',
+      },
+    ],
+  },
 );
 export type ClosureInput = Static<typeof ClosureInputSchema>;
 
@@ -96,7 +106,7 @@ const DeliveryMinutes = Type.Integer({ minimum: 0, maximum: 360 });
 export const StoreSchema = Type.Object(
   {
     object: Type.Literal('store'),
-    id: Type.String(),
+    id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     slug: Type.String(),
     timezone: Type.String(),
@@ -161,7 +171,16 @@ export const StorePatchSchema = Type.Object(
     ),
     preorders: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        lead_times: { pickup_minutes: 20, delivery_minutes: 45 },
+        order_types: { pickup: true, delivery: true },
+        preorders: true,
+      },
+    ],
+  },
 );
 export type StorePatch = Static<typeof StorePatchSchema>;
 
@@ -227,7 +246,21 @@ export const StoreHoursInputSchema = Type.Object(
     opening_hours: Type.Optional(WeeklyHours),
     delivery_hours: Type.Optional(WeeklyHours),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        always_open: false,
+        // Tuesday to Sunday, 11:30 to 22:00 (Friday and Saturday to 1:00 at night); delivery from 17:00.
+        opening_hours: [1, 2, 3, 4, 5, 6].map((weekday) => ({
+          weekday,
+          open: '11:30',
+          close: weekday === 4 || weekday === 5 ? '01:00' : '22:00',
+        })),
+        delivery_hours: [1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, open: '17:00', close: '22:00' })),
+      },
+    ],
+  },
 );
 export type StoreHoursInput = Static<typeof StoreHoursInputSchema>;
 
@@ -246,6 +279,9 @@ export const PauseInputSchema = Type.Object(
     ),
     note: Type.Optional(nullable(Type.String({ maxLength: maxPauseNote }))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ until: '2030-06-01T16:00:00Z', note: 'Closed for a private party, back at six.' }],
+  },
 );
 export type PauseInput = Static<typeof PauseInputSchema>;

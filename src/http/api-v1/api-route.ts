@@ -6,7 +6,9 @@ import type {
   FastifySchema,
   RawServerDefault,
   RouteGenericInterface,
+  RouteShorthandOptions,
 } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Ctx } from '../../domain/context.ts';
 import type { Plan, Scope } from '../../domain/scopes.ts';
@@ -29,13 +31,38 @@ export type ApiRequest<S extends FastifySchema> = FastifyRequest<
   TypeBoxTypeProvider
 >;
 
+export type Destructive = 'data' | 'access';
+/** The document's extension carrying ApiRoute.destructive on an operation. */
+export const destructiveExtension = 'x-destructive';
+
 /** One operation of the public API: its schema, who may call it, and a thin handler. */
 export interface ApiRoute<S extends FastifySchema = FastifySchema> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path below /v1, Fastify syntax (`/orders/:id`). */
   readonly url: string;
   readonly auth: RouteAuth;
-  readonly schema: S & { operationId: string; summary: string; tags: string[] };
+  readonly schema: S & {
+    operationId: string;
+    summary: string;
+    tags: string[];
+    /**
+     * The path parameters as the OpenAPI document states them, where they say more than `params`
+     * checks: the route checks the rest itself, later than Fastify would (GET /events/{id}).
+     */
+    documentedParams?: TSchema;
+  };
+  /**
+   * What a plain run of the Postman collection must not do (`x-destructive` in the document; the
+   * collection puts these requests in a folder it skips unless asked): `data` removes or replaces
+   * the restaurant's data or stops it taking orders; `access` ends the app's access, so it also runs
+   * after every other request.
+   */
+  readonly destructive?: Destructive;
+  /**
+   * Values later operations take from this one's answer, by status (OpenAPI links, e.g. an event id
+   * from the list for `GET /events/{id}`); the Postman collection passes them on.
+   */
+  readonly links?: RouteShorthandOptions['links'];
   /** Body limit in bytes when not the default 64 KB. */
   readonly bodyLimit?: number;
   readonly handler: (

@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Limiters } from '../../domain/limits/limiters.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
-import type { ApiRoute } from './api-route.ts';
+import { type ApiRoute, destructiveExtension } from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, settleHeldKey } from './idempotency.ts';
 import { apiRateLimits } from './rate-limit.ts';
@@ -59,7 +59,13 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
       method: route.method,
       url: route.url,
       bodyLimit: route.bodyLimit ?? defaultBodyLimit,
-      schema: { querystring: noQuery, ...route.schema, security: [{ bearer: [] }] },
+      schema: {
+        querystring: noQuery,
+        ...route.schema,
+        security: [{ bearer: [] }],
+        ...(route.destructive && { [destructiveExtension]: route.destructive }),
+      },
+      links: route.links,
       onRequest: async (request, reply) => {
         state.set(request, { auth: await authenticate(authDeps, request, reply, route.auth), heldKey: null });
       },

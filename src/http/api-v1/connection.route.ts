@@ -7,6 +7,7 @@ export const deleteConnection = apiRoute({
   method: 'DELETE',
   url: '/connection',
   auth: { scopes: [], whenInactive: true },
+  destructive: 'access',
   schema: {
     operationId: 'deleteConnection',
     summary: 'End the connection: every token of it is revoked, this one too',

@@ -46,7 +46,9 @@ export async function holdIdempotencyKey(
   };
   const claim = await claimKey(db, key, clock.now());
   if (claim.state === 'claimed') return { request: key, lockId: claim.lockId, settled: false };
-  reply
+  // Awaited (a reply settles once it is sent): until then Fastify would take the answer for not
+  // sent yet and run the handler, whenever an onSend hook takes a moment.
+  await reply
     .code(claim.statusCode)
     .header('idempotent-replayed', 'true')
     .type('application/json; charset=utf-8')

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorSchemaName } from './error-responses.ts';
+import { idempotencyKeyPattern } from './idempotency.ts';
 
 /** Name of the bearer security scheme; every /v1 route's schema refers to it. */
 const securityScheme = 'bearer';
@@ -29,16 +30,127 @@ interface MediaType {
 }
 interface Response {
   description?: string;
+  headers?: Record<string, Json>;
   content?: Record<string, MediaType>;
 }
 interface Operation {
   tags?: string[];
+  parameters?: Json[];
   responses?: Record<string, Response>;
 }
 interface Document {
   tags?: Array<{ name: string; description?: string }>;
   paths?: Record<string, Partial<Record<(typeof methods)[number], Operation>>>;
-  components?: { schemas?: Record<string, unknown> };
+  components?: {
+    schemas?: Record<string, unknown>;
+    parameters?: Record<string, Json>;
+    headers?: Record<string, Json>;
+  };
+}
+
+/** The header every POST takes (spec: Limits, Idempotency; idempotency.ts checks it). */
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the POST safe to retry: 1 to 255 printable ASCII characters, a new one for each operation (a ' +
+    'UUID will do), kept 24 hours per connection. A retry with the same key, method, path and body answers ' +
+    'the first answer again with `Idempotent-Replayed: true`; the same key with another request is 422 ' +
+    '`idempotency_key_reused`, and while the first is still running 409 `idempotency_in_progress`.',
+  schema: { type: 'string', pattern: idempotencyKeyPattern.source },
+  example: '5f0c8a7e-2b4d-4c1e-9a6f-3d8b7e2c1a90',
+};
+
+/** Whether a response of this operation (lower-case method) and status carries a header. */
+type Carries = (method: string, status: number) => boolean;
+
+/**
+ * The response headers of the API (spec: Limits; docs/api-decisions.md, Headers and Rate limits),
+ * each declared once under components.headers and referred to by every response that carries
+ * it. `required` only where a header is on every such response.
+ */
+function responseHeaders(apiVersion: string): Record<string, { carries: Carries; header: Json }> {
+  const always: Carries = () => true;
+  // Every answer to a valid token: not a 401, and not the 429 of requests without a known token.
+  const validToken: Carries = (_method, status) => status !== 401;
+  const rateLimitNote =
+    'On every answer to a valid access token, errors included; not on 401, nor on the 429 of requests ' +
+    'without a known token (those count per address).';
+  const integer = (minimum: number) => ({ type: 'integer', minimum });
+  return {
+    'X-Request-Id': {
+      carries: always,
+      header: {
+        description:
+          'Names this request; the same value as `request_id` in an error body. Quote it when asking for help.',
+        required: true,
+        schema: { type: 'string', pattern: '^req_[0-9a-f]{24}$' },
+        example: 'req_4f9c2b7a1e8d3c6b5a0f9e2d',
+      },
+    },
+    'Service-Api-Version': {
+      carries: always,
+      header: {
+        description: 'The version of the API that answered (its date).',
+        required: true,
+        schema: { type: 'string', const: apiVersion },
+        example: apiVersion,
+      },
+    },
+    'RateLimit-Limit': {
+      carries: validToken,
+      header: {
+        description: `Requests the connection may make per window (120). ${rateLimitNote}`,
+        schema: integer(1),
+        example: 120,
+      },
+    },
+    'RateLimit-Remaining': {
+      carries: validToken,
+      header: {
+        description: `Requests the connection may still make in this window, after this one. ${rateLimitNote}`,
+        schema: integer(0),
+        example: 119,
+      },
+    },
+    'RateLimit-Reset': {
+      carries: validToken,
+      header: {
+        description: `Whole seconds until the window ends and the count starts anew. ${rateLimitNote}`,
+        schema: integer(0),
+        example: 60,
+      },
+    },
+    'Retry-After': {
+      carries: (_method, status) => status === 429 || status === 409,
+      header: {
+        description: 'Seconds to wait before sending the request again: on every 429, and on 409 `conflict`.',
+        schema: integer(0),
+        example: 1,
+      },
+    },
+    'WWW-Authenticate': {
+      carries: (_method, status) => status === 401 || status === 403,
+      header: {
+        description:
+          'The Bearer challenge: on every 401 (with `error="invalid_token"` when a token was sent but is not ' +
+          'valid), and on 403 `insufficient_scope` with `error="insufficient_scope"` and the `scope` needed.',
+        schema: { type: 'string', pattern: '^Bearer realm="servery"' },
+        example: 'Bearer realm="servery", error="insufficient_scope", scope="store:write"',
+      },
+    },
+    'Idempotent-Replayed': {
+      // Only answers the operation gave are kept for a key: not 401, 413, 429 or 5xx.
+      carries: (method, status) => method === 'post' && ![401, 413, 429].includes(status) && status < 500,
+      header: {
+        description:
+          '`true` when this is the first answer to an earlier request with the same Idempotency-Key, sent again.',
+        schema: { type: 'string', const: 'true' },
+        example: 'true',
+      },
+    },
+  };
 }
 
 /** ErrorSchema as plain JSON, as it appears in the generated document. */
@@ -51,17 +163,34 @@ function withoutDescription(schema: Json): Json {
 
 /**
  * Finishes the generated document: the Error schema becomes one shared component that every error
- * answer refers to, and the tags the operations use are listed with their descriptions.
+ * answer refers to; every POST refers to the Idempotency-Key parameter and every response to the
+ * headers it carries, each declared once among the components; and the tags the operations use are
+ * listed with their descriptions.
  */
-function finish(document: Document): Document {
+function finish(document: Document, apiVersion: string): Document {
   const usedTags = new Set<string>();
   let errorsReferred = false;
+  const headers = Object.entries(responseHeaders(apiVersion));
+  document.components ??= {};
+  document.components.parameters = { [idempotencyKey.name]: idempotencyKey };
+  document.components.headers = Object.fromEntries(headers.map(([name, { header }]) => [name, header]));
   for (const item of Object.values(document.paths ?? {})) {
     for (const method of methods) {
       const operation = item[method];
       if (!operation) continue;
       for (const tag of operation.tags ?? []) usedTags.add(tag);
+      if (method === 'post') {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          { $ref: `#/components/parameters/${idempotencyKey.name}` },
+        ];
+      }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        response.headers = Object.fromEntries(
+          headers
+            .filter(([, { carries }]) => carries(method, Number(status)))
+            .map(([name]) => [name, { $ref: `#/components/headers/${name}` }]),
+        );
         if (Number(status) < 400) continue;
         for (const media of Object.values(response.content ?? {})) {
           if (media.schema && isDeepStrictEqual(withoutDescription(media.schema), errorJson)) {
@@ -73,7 +202,6 @@ function finish(document: Document): Document {
     }
   }
   if (errorsReferred) {
-    document.components ??= {};
     document.components.schemas = {
       ...document.components.schemas,
       [errorSchemaName]: { ...errorJson, description: 'The body of every error answer of the API.' },
@@ -131,12 +259,17 @@ export async function registerOpenApi(
         },
       },
     },
-    // Only the public API is described, with paths relative to the /v1 server.
-    transform: ({ schema, url }) =>
-      url.startsWith('/v1/') ? { schema, url: url.slice(3) } : { schema: { ...schema, hide: true }, url },
+    // Only the public API is described, with paths relative to the /v1 server, and the path
+    // parameters as a route documents them (ApiRoute's documentedParams).
+    transform: ({ schema, url }) => {
+      if (!url.startsWith('/v1/')) return { schema: { ...schema, hide: true }, url };
+      const { documentedParams, ...rest } = schema as typeof schema & { documentedParams?: unknown };
+      return { schema: documentedParams ? { ...rest, params: documentedParams } : rest, url: url.slice(3) };
+    },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI document');
-      return finish(documentObject.openapiObject as Document) as typeof documentObject.openapiObject;
+      const document = documentObject.openapiObject as Document;
+      return finish(document, options.apiVersion) as typeof documentObject.openapiObject;
     },
   });
 }

@@ -92,6 +92,7 @@ export const putStoreHoursRoute = apiRoute({
   method: 'PUT',
   url: '/store/hours',
   auth: write,
+  destructive: 'data',
   schema: {
     operationId: 'putStoreHours',
     summary: 'Replace the weekly hours',
@@ -128,10 +129,19 @@ export const listClosuresRoute = apiRoute({
   }),
 });
 
+const removeTheDay = {
+  deleteClosure: {
+    operationId: 'deleteClosure',
+    parameters: { date: '$response.body#/date' },
+    description: 'Remove this special day again.',
+  },
+};
+
 export const postClosureRoute = apiRoute({
   method: 'POST',
   url: '/store/closures',
   auth: write,
+  links: { 200: removeTheDay, 201: removeTheDay },
   schema: {
     operationId: 'putClosure',
     summary: 'Set a special day (closed, or its own hours)',
@@ -158,12 +168,16 @@ export const deleteClosureRoute = apiRoute({
   method: 'DELETE',
   url: '/store/closures/:date',
   auth: write,
+  destructive: 'data',
   schema: {
     operationId: 'deleteClosure',
     summary: 'Remove a special day',
     description: `The day’s weekly hours apply again. Emits \`store.updated\`.${collisionNote}`,
     tags: ['Store'],
-    params: Type.Object({ date: LocalDate }, { additionalProperties: false }),
+    params: Type.Object(
+      { date: { ...LocalDate, examples: ['2030-12-24'] } },
+      { additionalProperties: false },
+    ),
     response: {
       200: { ...DeletedClosureSchema, description: 'The special day is gone.' },
       ...errorResponses(400, 401, 403, 404, 409, 429, 500),
@@ -176,6 +190,7 @@ export const postPauseRoute = apiRoute({
   method: 'POST',
   url: '/store/pause',
   auth: write,
+  destructive: 'data',
   schema: {
     operationId: 'pauseStore',
     summary: 'Pause taking orders',
@@ -195,6 +210,7 @@ export const deletePauseRoute = apiRoute({
   method: 'DELETE',
   url: '/store/pause',
   auth: write,
+  destructive: 'data',
   schema: {
     operationId: 'resumeStore',
     summary: 'Lift the pause',

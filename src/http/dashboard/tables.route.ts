@@ -25,7 +25,7 @@ import {
 } from '../../domain/store/tables.service.ts';
 import type { SignedIn } from '../console/signed-in-api.ts';
 import { creationPage } from '../creation-page.ts';
-import { CursorParam, LimitParam, ListOf } from '../pagination.ts';
+import { CursorParam, LimitParam, ListOf, type PageQuery } from '../pagination.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id';
 const uuid = Type.String({ format: 'uuid' });
@@ -44,7 +44,6 @@ interface Params {
   area_id?: string;
   table_id?: string;
 }
-type PageQuery = { limit: number; cursor?: string };
 
 /** The ctx in the restaurant of the path, for one of its owners (anyone else: 404). */
 const inRestaurant = (ctx: Ctx, accountId: string, request: FastifyRequest) =>
