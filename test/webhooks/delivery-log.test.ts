@@ -6,7 +6,14 @@ import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-we
 import { feedAll, idFor, record } from '../events/events-helpers.ts';
 import { bearer, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
-import { buildWebhookTestApp, call, json, newAccount, signInTo } from './webhook-helpers.ts';
+import {
+  buildWebhookTestApp,
+  call,
+  developerSession,
+  json,
+  newAccount,
+  signInTo,
+} from './webhook-helpers.ts';
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -35,17 +42,6 @@ function verify(r: Received, secret: string): void {
   stripeSignature.verifyHeader(r.body, header(r, 'service-signature'), secret, 300, undefined, now);
 }
 
-/** The console session of the developer of the tenant's app (makeTenant's developer owns its restaurant too). */
-async function sessionOf(tenant: Tenant, surface: 'console' | 'dashboard'): Promise<string> {
-  const developer = await t.database.db
-    .selectFrom('apps as p')
-    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
-    .select('a.email')
-    .where('p.id', '=', tenant.appId)
-    .executeTakeFirstOrThrow();
-  return signInTo(t.app, surface, developer.email);
-}
-
 const logUrl = (tenant: Tenant) => `/console/api/apps/${tenant.clientId}/webhook`;
 
 describe('the app’s delivery log in the console', () => {
@@ -56,7 +52,7 @@ describe('the app’s delivery log in the console', () => {
     const first = await record(t, tenant, 'order.created', undefined, { livemode: false });
     const second = await record(t, tenant, 'order.paid', undefined, { livemode: false });
     await runJob(t.database.db, t.clock);
-    const cookie = await sessionOf(tenant, 'console');
+    const cookie = await developerSession(t, tenant, 'console');
     const page = json(await call(t.app, 'GET', `${logUrl(tenant)}/deliveries?limit=1`, cookie));
     assert.equal(page.has_more, true);
     const [newest] = page.data;
@@ -98,7 +94,7 @@ describe('the app’s delivery log in the console', () => {
     receiver.down.add(p);
     await record(t, tenant, 'order.created', undefined, { livemode: false });
     await runJob(t.database.db, t.clock);
-    const cookie = await sessionOf(tenant, 'console');
+    const cookie = await developerSession(t, tenant, 'console');
     const [delivery] = json(await call(t.app, 'GET', `${logUrl(tenant)}/deliveries`, cookie)).data;
     assert.equal(delivery.status, 'pending');
     const scheduledAt = delivery.next_attempt_at;
@@ -146,7 +142,7 @@ describe('the app’s delivery log in the console', () => {
     const tenant = await makeTenant(t.ctx, { livemode: false });
     const p = path('ok');
     const secret = await webhookFor(t, tenant, `${receiver.base}${p}`, ['order.created']);
-    const cookie = await sessionOf(tenant, 'console');
+    const cookie = await developerSession(t, tenant, 'console');
     const ping = await call(t.app, 'POST', `${logUrl(tenant)}/test`, cookie, { type: 'ping' });
     assert.equal(ping.statusCode, 200, ping.body);
     assert.equal(json(ping).status, 'delivered');
@@ -192,7 +188,7 @@ describe('the app’s delivery log in the console', () => {
   test('test events need a connection to a test restaurant', async () => {
     const tenant = await makeTenant(t.ctx, { livemode: true });
     await webhookFor(t, tenant, 'https://93.184.216.34/hooks');
-    const cookie = await sessionOf(tenant, 'console');
+    const cookie = await developerSession(t, tenant, 'console');
     const refused = await call(t.app, 'POST', `${logUrl(tenant)}/test`, cookie, { type: 'ping' });
     assert.equal(refused.statusCode, 400);
     assert.equal(json(refused).error.code, 'invalid_request');
@@ -204,7 +200,7 @@ describe('the app’s delivery log in the console', () => {
     await webhookFor(t, tenant, `${receiver.base}${p}`);
     await record(t, tenant, 'order.created', undefined, { livemode: false });
     await runJob(t.database.db, t.clock);
-    const cookie = await sessionOf(tenant, 'console');
+    const cookie = await developerSession(t, tenant, 'console');
     const [delivery] = json(await call(t.app, 'GET', `${logUrl(tenant)}/deliveries`, cookie)).data;
     for (let i = 0; i < 5; i += 1) {
       const resend = await call(t.app, 'POST', `${logUrl(tenant)}/deliveries/${delivery.id}/resend`, cookie);
@@ -234,7 +230,7 @@ test('deleting the webhook deletes its log; the events stay in the feed', async 
   await webhookFor(t, tenant, `${receiver.base}${p}`);
   const outboxId = await record(t, tenant, 'order.created', undefined, { livemode: false });
   await runJob(t.database.db, t.clock);
-  const cookie = await sessionOf(tenant, 'console');
+  const cookie = await developerSession(t, tenant, 'console');
   const [delivery] = json(await call(t.app, 'GET', `${logUrl(tenant)}/deliveries`, cookie)).data;
   assert.ok(delivery);
   const deleted = await call(t.app, 'DELETE', logUrl(tenant), cookie);
@@ -305,7 +301,7 @@ describe('a restaurant’s own webhook', () => {
     const appTypes = at(appPath).map((r) => header(r, 'service-event-type'));
     assert.ok(appTypes.includes('order.created') && appTypes.includes('app.scopes_changed'));
 
-    const cookie = await sessionOf(tenant, 'dashboard');
+    const cookie = await developerSession(t, tenant, 'dashboard');
     const webhookId = created[0]?.webhook.id;
     const logUrlOwn = `/dashboard/api/restaurants/${tenant.restaurantId}/webhooks/${webhookId}`;
     const log = json(await call(t.app, 'GET', `${logUrlOwn}/deliveries`, cookie));

@@ -8,7 +8,7 @@ import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-we
 import { connectAnotherApp, record } from '../events/events-helpers.ts';
 import { bearer, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 import { startReceiver, webhookFor } from './delivery-helpers.ts';
-import { buildWebhookTestApp, call, json, signInTo } from './webhook-helpers.ts';
+import { buildWebhookTestApp, call, developerSession, json } from './webhook-helpers.ts';
 
 /*
  * A test event's data shows only what its receiver may see: the newest real event of a type the
@@ -45,20 +45,9 @@ async function withWebhook(tenant: Tenant): Promise<Tenant & { path: string }> {
   return { ...tenant, path };
 }
 
-/** A session of the developer who owns every app and restaurant of this database (makeTenant). */
-async function sessionOf(tenant: Tenant, surface: 'console' | 'dashboard'): Promise<string> {
-  const developer = await t.database.db
-    .selectFrom('apps as p')
-    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
-    .select('a.email')
-    .where('p.id', '=', tenant.appId)
-    .executeTakeFirstOrThrow();
-  return signInTo(t.app, surface, developer.email);
-}
-
 /** Sends a test event of `type` from the console; returns the body the receiver got, and its envelope. */
 async function sendTest(tenant: Tenant & { path: string }, type: EventType) {
-  consoleCookie ??= await sessionOf(tenant, 'console');
+  consoleCookie ??= await developerSession(t, tenant, 'console');
   const response = await call(
     t.app,
     'POST',
@@ -169,7 +158,7 @@ test('a restaurant’s own webhook: the restaurant’s newest event of the type,
     changed: ['name'],
   };
   await record(t, tenant, 'store.updated', newest, { livemode: false });
-  const dashboard = await sessionOf(tenant, 'dashboard');
+  const dashboard = await developerSession(t, tenant, 'dashboard');
   const url = `/dashboard/api/restaurants/${tenant.restaurantId}/webhooks/${webhook.id}/test`;
   for (const type of ['store.updated', 'menu.product.updated'] as const) {
     const response = await call(t.app, 'POST', url, dashboard, { type });

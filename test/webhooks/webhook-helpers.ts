@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
-import { buildTestApp, type TestApp } from '../harness.ts';
+import { buildTestApp, type Tenant, type TestApp } from '../harness.ts';
 
 export const password = 'correct horse battery';
 
@@ -48,4 +48,19 @@ export async function signInTo(
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
 export function json(response: LightMyRequestResponse): any {
   return response.json();
+}
+
+/** A session of the developer of the tenant's app (makeTenant's developer owns its restaurant too). */
+export async function developerSession(
+  test: TestApp,
+  tenant: Tenant,
+  surface: 'console' | 'dashboard',
+): Promise<string> {
+  const developer = await test.database.db
+    .selectFrom('apps as p')
+    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
+    .select('a.email')
+    .where('p.id', '=', tenant.appId)
+    .executeTakeFirstOrThrow();
+  return signInTo(test.app, surface, developer.email);
 }
