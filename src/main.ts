@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
 import type { Config } from './config.ts';
+import { whenDatabaseAnswers } from './db/availability.ts';
 import { type Database, type DatabaseTarget, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './domain/context.ts';
@@ -70,7 +71,13 @@ export async function serve(config: Config, role: Role): Promise<void> {
 
   try {
     database = await openDatabase(databaseTarget(config));
-    const applied = await migrate(database);
+    const opened = database;
+    const applied = await whenDatabaseAnswers(
+      () => migrate(opened),
+      log,
+      () => stopSignal !== null,
+    );
+    if (applied === null) return stop();
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     log.info({ database: database.kind }, 'database ready');
     if (stopSignal) return stop();

@@ -39,6 +39,9 @@ export function postgresPoolOf(db: Db): pg.Pool | undefined {
   return postgresPools.get(db);
 }
 
+/** How long a request waits for a new database connection before it fails. */
+const connectTimeoutMs = 2000;
+
 /** A `date` (a restaurant-local calendar day) is read as its text, YYYY-MM-DD: no time zone applies. */
 const dateOid = 1082;
 const asText = (value: string) => value;
@@ -48,6 +51,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     const pool = new pg.Pool({
       connectionString: target.url,
       max: 10,
+      // While the database is unreachable a request fails at once instead of waiting for a
+      // connection that does not come; dead peers are noticed by TCP keepalive.
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === dateOid
@@ -55,9 +62,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
             : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle connection the server ends (a restart, an administrator) is dropped from the pool
-    // and replaced on the next query; without a listener its error would end the process.
+    // A connection the server ends or loses (a restart, a network fault) fails only the query on
+    // it; the pool drops it and opens a new one for the next. The pool's own 'error' event covers
+    // idle connections only: a connection in use reports on its own client, and an error event
+    // without a listener would end the process.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
     postgresPools.set(db, pool);
     return {

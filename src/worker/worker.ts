@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DatabaseOutage } from '../db/availability.ts';
 import type { Db } from '../db/client.ts';
 import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import type { Clock } from '../domain/context.ts';
@@ -69,7 +70,8 @@ export interface Worker {
 
 /**
  * Runs each job at once and then on its interval, skipping a turn while its previous run goes on;
- * one failing run is logged and retried on the next.
+ * one failing run is logged and retried on the next; while the database is unreachable every job
+ * waits (DatabaseOutage).
  */
 export function startWorker(
   db: Db,
@@ -82,13 +84,17 @@ export function startWorker(
   const services: JobServices = { log, emailTransport, webhooks: sender };
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<Job, Promise<unknown>>();
+  const outage = new DatabaseOutage(log);
   let stopping = false;
   for (const job of jobs) {
     const tick = () => {
-      if (stopping || running.has(job)) return;
+      if (stopping || running.has(job) || outage.waiting()) return;
       const run = job
         .run(db, clock, services)
-        .catch((error: unknown) => log.error({ err: error, job: job.name }, 'job failed'))
+        .then(() => outage.succeeded())
+        .catch((error: unknown) => {
+          if (!outage.failed(error)) log.error({ err: error, job: job.name }, 'job failed');
+        })
         .finally(() => running.delete(job));
       running.set(job, run);
     };

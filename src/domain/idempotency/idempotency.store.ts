@@ -29,9 +29,13 @@ export type Claim =
   | { state: 'claimed'; lockId: string }
   | { state: 'replay'; statusCode: number; body: string };
 
-/** Takes the key for this request, or says what to answer instead. */
-export async function claimKey(db: Db, request: IdempotentRequest, now: Date): Promise<Claim> {
-  const lockId = newId();
+/** Takes the key for this request (its lock `lockId`), or says what to answer instead. */
+export async function claimKey(
+  db: Db,
+  request: IdempotentRequest,
+  now: Date,
+  lockId: string = newId(),
+): Promise<Claim> {
   const fresh = {
     tenant_id: request.tenantId,
     connection_id: request.connectionId,
@@ -59,7 +63,7 @@ export async function claimKey(db: Db, request: IdempotentRequest, now: Date): P
     .where('key', '=', request.key)
     .executeTakeFirst();
   // Gone in between (finished with a retry-requesting answer): claim it anew.
-  if (!existing) return claimKey(db, request, now);
+  if (!existing) return claimKey(db, request, now, lockId);
 
   const expired = existing.created_at.getTime() <= now.getTime() - keyLifetimeMs;
   const abandoned =
@@ -81,7 +85,7 @@ export async function claimKey(db: Db, request: IdempotentRequest, now: Date): P
       .executeTakeFirst();
     if (taken && expired) return { state: 'claimed', lockId };
     if (taken) return sameRequest(existing, request) ? { state: 'claimed', lockId } : reused();
-    return claimKey(db, request, now);
+    return claimKey(db, request, now, lockId);
   }
   if (!sameRequest(existing, request)) reused();
   if (existing.completed_at === null || existing.status_code === null || existing.response_body === null) {
@@ -123,14 +127,26 @@ export async function settleKey(
       key: request.key,
       lock_id: lockId,
     });
-  if (answer.statusCode >= 500 || answer.errorCode === 'conflict') {
-    await db.deleteFrom('idempotency_keys').where(mine).execute();
-    return;
-  }
+  if (answer.statusCode >= 500 || answer.errorCode === 'conflict') return freeKey(db, request, lockId);
   await db
     .updateTable('idempotency_keys')
     .set({ status_code: answer.statusCode, response_body: answer.body, completed_at: now })
     .where(mine)
+    .execute();
+}
+
+/**
+ * Frees the key held with `lockId` for another try, unless its answer is recorded: a commit
+ * whose acknowledgement was lost did take effect, and its key must replay it.
+ */
+export async function freeKey(db: Db, request: IdempotentRequest, lockId: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', request.tenantId)
+    .where('connection_id', '=', request.connectionId)
+    .where('key', '=', request.key)
+    .where('lock_id', '=', lockId)
+    .where('completed_at', 'is', null)
     .execute();
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
@@ -7,7 +8,7 @@ import type { Limiters } from '../../domain/limits/limiters.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
 import { type ApiRoute, destructiveExtension } from './api-route.ts';
 import { authenticate } from './auth.ts';
-import { type HeldKey, holdIdempotencyKey, settleHeldKey } from './idempotency.ts';
+import { type HeldKey, holdIdempotencyKey, KeysToFree, settleHeldKey } from './idempotency.ts';
 import { apiRateLimits } from './rate-limit.ts';
 import { apiV1Routes } from './routes.ts';
 
@@ -45,10 +46,17 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
     return found;
   };
 
+  const keysToFree = new KeysToFree(db);
+  app.addHook('onClose', async () => keysToFree.close());
   app.addHook('onSend', async (request, reply, payload) => {
     const held = state.get(request)?.heldKey;
     if (held && !held.settled && typeof payload === 'string') {
-      await settleHeldKey(db, clock, held, reply.statusCode, payload);
+      try {
+        await settleHeldKey(db, clock, held, reply.statusCode, payload);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        keysToFree.later(held.request, held.lockId);
+      }
     }
     return payload;
   });
@@ -87,7 +95,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
       preHandler: async (request, reply) => {
         if (route.method !== 'POST') return;
         const current = stateOf(request);
-        current.heldKey = await holdIdempotencyKey(db, clock, current.auth, request, reply);
+        current.heldKey = await holdIdempotencyKey(db, clock, current.auth, request, reply, keysToFree);
       },
       handler: async (request, reply) => {
         const { auth, heldKey } = stateOf(request);

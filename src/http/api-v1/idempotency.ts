@@ -1,11 +1,19 @@
 import canonicalize from 'canonicalize';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { claimKey, type IdempotentRequest, settleKey } from '../../domain/idempotency/idempotency.store.ts';
-import { sha256 } from '../../domain/ids.ts';
+import {
+  abandonedAfterMs,
+  type Claim,
+  claimKey,
+  freeKey,
+  type IdempotentRequest,
+  settleKey,
+} from '../../domain/idempotency/idempotency.store.ts';
+import { newId, sha256 } from '../../domain/ids.ts';
 
 /** A POST request that holds its Idempotency-Key until its answer is recorded. */
 export interface HeldKey {
@@ -27,6 +35,7 @@ export async function holdIdempotencyKey(
   auth: ApiAuth,
   request: FastifyRequest,
   reply: FastifyReply,
+  keysToFree: KeysToFree,
 ): Promise<HeldKey | null> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return null;
@@ -44,8 +53,15 @@ export async function holdIdempotencyKey(
     // The parsed body in RFC 8785 form: key order and whitespace do not make another request.
     bodyHash: sha256(canonicalize(request.body ?? null) ?? 'null'),
   };
-  const claim = await claimKey(db, key, clock.now());
-  if (claim.state === 'claimed') return { request: key, lockId: claim.lockId, settled: false };
+  const lockId = newId();
+  let claim: Claim;
+  try {
+    claim = await claimKey(db, key, clock.now(), lockId);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) keysToFree.later(key, lockId);
+    throw error;
+  }
+  if (claim.state === 'claimed') return { request: key, lockId, settled: false };
   // Awaited (a reply settles once it is sent): until then Fastify would take the answer for not
   // sent yet and run the handler, whenever an onSend hook takes a moment.
   await reply
@@ -76,4 +92,37 @@ export async function settleHeldKey(
   if (statusCode >= 400) errorCode = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null;
   await settleKey(db, held.request, held.lockId, { statusCode, body, errorCode }, clock.now());
   held.settled = true;
+}
+
+/*
+ * A key whose request failed because the database was lost could not be freed then (that needs
+ * the database), nor its claim known to have been written. Rather than leave it held until the
+ * 2-minute takeover, so that the client's retry gets 409 idempotency_in_progress all that time,
+ * it is freed once the database answers again: tried every second for as long as the takeover
+ * would take.
+ */
+export class KeysToFree {
+  readonly #pending = new Set<{ request: IdempotentRequest; lockId: string; until: number }>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(db: Db) {
+    this.#timer = setInterval(async () => {
+      for (const item of this.#pending) {
+        if (Date.now() > item.until) this.#pending.delete(item);
+        else
+          await freeKey(db, item.request, item.lockId).then(
+            () => this.#pending.delete(item),
+            () => {},
+          );
+      }
+    }, 1000).unref();
+  }
+
+  later(request: IdempotentRequest, lockId: string): void {
+    this.#pending.add({ request, lockId, until: Date.now() + abandonedAfterMs });
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
 }
