@@ -79,7 +79,10 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   });
 }
 
-async function openPostgres(serverUrl: string): Promise<BenchDatabase> {
+/** A new, empty PostgreSQL database (`servery_bench_<random>`) and how to drop it. */
+export async function createPostgresDatabase(
+  serverUrl = process.env.DATABASE_URL || defaultPostgresUrl,
+): Promise<{ url: string; where: string; drop(): Promise<void> }> {
   const name = `servery_bench_${randomBytes(6).toString('hex')}`;
   try {
     await withAdmin(serverUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
@@ -90,16 +93,20 @@ async function openPostgres(serverUrl: string): Promise<BenchDatabase> {
       { cause: error },
     );
   }
-  const drop = () => dropDatabase(serverUrl, name);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  return { url: url.toString(), where: redact(url.toString()), drop: () => dropDatabase(serverUrl, name) };
+}
+
+async function openPostgres(serverUrl: string): Promise<BenchDatabase> {
+  const { url, where, drop } = await createPostgresDatabase(serverUrl);
   try {
-    const database = await openDatabase({ url: url.toString() });
+    const database = await openDatabase({ url });
     await migrate(database);
     return {
       database,
-      where: redact(url.toString()),
-      url: url.toString(),
+      where,
+      url,
       dispose: async () => {
         try {
           await database.close();

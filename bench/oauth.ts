@@ -12,6 +12,7 @@
 
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
@@ -22,6 +23,7 @@ import { openLimiters } from '../src/domain/limits/limiters.ts';
 import { issueAuthorizationCode } from '../src/domain/oauth/authorization-codes.ts';
 import { makeTenant, type Tenant } from '../test/harness.ts';
 import { openBenchDatabase } from './databases.ts';
+import type { LoadResult } from './load.ts';
 
 declare module 'autocannon' {
   interface Options {
@@ -41,7 +43,7 @@ const redirectUri = 'https://app.example.test/callback';
 type Grant = 'authorization_code' | 'refresh_token';
 
 /** One load run: codes to exchange, one per request, or the refresh tokens the families start with. */
-interface OAuthLoadJob {
+export interface OAuthLoadJob {
   url: string;
   client: { client_id: string; client_secret: string };
   grant: Grant;
@@ -53,15 +55,6 @@ interface OAuthLoadJob {
   amount: number;
 }
 
-interface OAuthLoadResult {
-  requests: number;
-  seconds: number;
-  latencies: Float64Array;
-  non2xx: number;
-  errors: number;
-  statusCodes: Record<string, number>;
-}
-
 export interface OAuthBenchOptions {
   duration: number;
   warmup: number;
@@ -70,11 +63,25 @@ export interface OAuthBenchOptions {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Runs the bench on a fresh PostgreSQL database; returns the report's lines and any failures. */
-export async function benchOAuth(
-  options: OAuthBenchOptions,
-): Promise<{ lines: string[]; failures: string[] }> {
-  log('postgres: token endpoint bench: fresh database, client, server on 127.0.0.1…');
+/** The app on a fresh PostgreSQL database with one confidential client, listening on 127.0.0.1. */
+export interface TokenEndpoint {
+  /** http://127.0.0.1:<port>/oauth/token */
+  url: string;
+  client: OAuthLoadJob['client'];
+  server: http.Server;
+  db: Db;
+  tenant: Tenant;
+  /** The database's name, and where it is for the report (no password). */
+  database: string;
+  where: string;
+  close(): Promise<void>;
+}
+
+/*
+ * The rate limits count as in the service (PostgreSQL table rate_limits, or Redis with REDIS_URL),
+ * with a limit never reached: the bench measures what counting costs, not refusals.
+ */
+export async function startTokenEndpoint(): Promise<TokenEndpoint> {
   const bench = await openBenchDatabase('postgres');
   const db = bench.database.db;
   const limiters = await openLimiters(
@@ -82,10 +89,14 @@ export async function benchOAuth(
     { points: 1_000_000_000 },
   );
   let app: FastifyInstance | null = null;
-  const child = fork(new URL(import.meta.url), ['--oauth-load'], {
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const close = async () => {
+    try {
+      await app?.close();
+      await limiters.close();
+    } finally {
+      await bench.dispose();
+    }
+  };
   try {
     const tenant = await makeTenant(systemCtx(db));
     const secret = newSecret('svc_cs_');
@@ -103,25 +114,34 @@ export async function benchOAuth(
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    const url = `http://127.0.0.1:${address.port}/oauth/token`;
-    const client = { client_id: tenant.clientId, client_secret: secret };
+    return {
+      url: `http://127.0.0.1:${address.port}/oauth/token`,
+      client: { client_id: tenant.clientId, client_secret: secret },
+      server: app.server,
+      db,
+      tenant,
+      database: new URL(bench.url ?? '').pathname.slice(1),
+      where: bench.where,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs the bench on a fresh PostgreSQL database; returns the report's lines and any failures. */
+export async function benchOAuth(
+  options: OAuthBenchOptions,
+): Promise<{ lines: string[]; failures: string[] }> {
+  log('postgres: token endpoint bench: fresh database, client, server on 127.0.0.1…');
+  const endpoint = await startTokenEndpoint();
+  const child = forkOAuthLoad();
+  try {
+    const { url, client, db, tenant } = endpoint;
     const run = (job: Omit<OAuthLoadJob, 'url' | 'client' | 'connections'>) =>
-      runLoad(child, { ...job, url, client, connections: options.connections });
-    /** One new family per connection: its first refresh token, from a code exchange. */
-    const families = () =>
-      mintCodes(db, tenant, options.connections).then((codes) =>
-        Promise.all(
-          codes.map(async ({ code, verifier }) => {
-            const res = await fetch(url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/x-www-form-urlencoded' },
-              body: exchangeBody(client, code, verifier),
-            });
-            if (res.status !== 200) throw new Error(`code exchange for the refresh bench: ${res.status}`);
-            return ((await res.json()) as { refresh_token: string }).refresh_token;
-          }),
-        ),
-      );
+      runOAuthLoad(child, { ...job, url, client, connections: options.connections });
+    const families = () => refreshFamilies(db, tenant, url, client, options.connections);
 
     const warmAmount = options.connections * 20;
     log(`postgres: code exchanges, warm-up of ${warmAmount} requests`);
@@ -161,15 +181,15 @@ export async function benchOAuth(
       ['refresh grants (warm-up)', warmRefresh],
       ['refresh grants', refreshes],
     ] as const) {
-      if (r.non2xx > 0 || r.errors > 0) {
+      if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
         failures.push(
-          `postgres ${label}: ${r.non2xx} non-2xx (status ${JSON.stringify(r.statusCodes)}), ${r.errors} errors`,
+          `postgres ${label}: ${r.non2xx} non-2xx (status ${JSON.stringify(r.statusCodes)}), ${r.errors} errors, ${r.timeouts} timeouts`,
         );
       }
     }
     return {
       lines: [
-        `token endpoint on postgres: ${bench.where}, ${options.connections} connections, confidential client (client_secret_post)`,
+        `token endpoint on postgres: ${endpoint.where}, ${options.connections} connections, confidential client (client_secret_post)`,
         row('code exchanges', exchanges),
         row('refresh grants', refreshes),
         '',
@@ -178,12 +198,7 @@ export async function benchOAuth(
     };
   } finally {
     child.kill();
-    try {
-      await app?.close();
-      await limiters.close();
-    } finally {
-      await bench.dispose();
-    }
+    await endpoint.close();
   }
 }
 
@@ -203,6 +218,29 @@ function refreshBody(client: OAuthLoadJob['client'], refreshToken: string): stri
     refresh_token: refreshToken,
     ...client,
   }).toString();
+}
+
+/** One new family per connection: its first refresh token, from a code exchange at `url`. */
+export function refreshFamilies(
+  db: Db,
+  tenant: Tenant,
+  url: string,
+  client: OAuthLoadJob['client'],
+  n: number,
+): Promise<string[]> {
+  return mintCodes(db, tenant, n).then((codes) =>
+    Promise.all(
+      codes.map(async ({ code, verifier }) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: exchangeBody(client, code, verifier),
+        });
+        if (res.status !== 200) throw new Error(`code exchange for the refresh bench: ${res.status}`);
+        return ((await res.json()) as { refresh_token: string }).refresh_token;
+      }),
+    ),
+  );
 }
 
 /** Codes of the tenant's connection, minted as the consent page does, ten at a time. */
@@ -231,18 +269,26 @@ async function mintCodes(
   return minted;
 }
 
-function row(label: string, r: OAuthLoadResult): string {
+function row(label: string, r: LoadResult): string {
   const sorted = r.latencies.slice().sort();
   const at = (q: number) =>
     sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-  return `  ${label.padEnd(15)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${at(0.5).toFixed(2)} ms  p99 ${at(0.99).toFixed(2)} ms  (${r.requests} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
+  return `  ${label.padEnd(15)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${at(0.5).toFixed(2)} ms  p99 ${at(0.99).toFixed(2)} ms  (${r.requests} requests, ${r.non2xx} non-2xx, ${r.errors + r.timeouts} errors)`;
 }
 
-function runLoad(child: ChildProcess, job: OAuthLoadJob): Promise<OAuthLoadResult> {
+/** The load generator of the token endpoint benches: this file in a child process. */
+export function forkOAuthLoad(): ChildProcess {
+  return fork(new URL(import.meta.url), ['--oauth-load'], {
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+export function runOAuthLoad(child: ChildProcess, job: OAuthLoadJob): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const onExit = () => reject(new Error('the OAuth load generator exited'));
     child.once('exit', onExit);
-    child.once('message', (message: { ok: true; result: OAuthLoadResult } | { ok: false; error: string }) => {
+    child.once('message', (message: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
       child.off('exit', onExit);
       if (message.ok) resolve(message.result);
       else reject(new Error(`OAuth load generator: ${message.error}`));
@@ -252,7 +298,7 @@ function runLoad(child: ChildProcess, job: OAuthLoadJob): Promise<OAuthLoadResul
 }
 
 /** The child's side: one job at a time. */
-async function load(job: OAuthLoadJob): Promise<OAuthLoadResult> {
+async function load(job: OAuthLoadJob): Promise<LoadResult> {
   // Bodies not yet sent; a refresh answer puts its new refresh token back for the next request.
   const pending = job.inputs.map((input) =>
     typeof input === 'string'
@@ -290,7 +336,8 @@ async function load(job: OAuthLoadJob): Promise<OAuthLoadResult> {
     seconds: result.duration,
     latencies: Float64Array.from(latencies),
     non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    errors: result.errors,
+    timeouts: result.timeouts,
     statusCodes: Object.fromEntries(
       Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
     ),

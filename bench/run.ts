@@ -1,8 +1,9 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store]`: requests/s and
- * latency of an authenticated `GET /v1/me` against a bare route returning the same bytes, on PGlite
- * and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on PostgreSQL also the
- * token endpoint and webhook delivery (bench/webhooks.ts).
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer]`:
+ * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
+ * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
+ * PostgreSQL also the token endpoint and webhook delivery (bench/webhooks.ts). `--only token-peer`
+ * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -19,6 +20,7 @@ import type { LoadJob, LoadResult } from './load.ts';
 import { benchOAuth } from './oauth.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
+import { benchTokenPeer } from './token-peer.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 const barePath = '/bench/bare';
@@ -29,13 +31,13 @@ interface Options {
   warmup: number;
   rounds: number;
   connections: number;
-  /** One database, or the webhook or store bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | 'store' | null;
+  /** One database, or the webhook, store or token-peer bench alone. */
+  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -66,8 +68,15 @@ function parseOptions(): Options {
     usage((error as Error).message);
   }
   const only = values.only ?? null;
-  if (only !== null && only !== 'pglite' && only !== 'postgres' && only !== 'webhooks' && only !== 'store') {
-    usage(`--only must be pglite, postgres, webhooks or store, got "${only}"`);
+  if (
+    only !== null &&
+    only !== 'pglite' &&
+    only !== 'postgres' &&
+    only !== 'webhooks' &&
+    only !== 'store' &&
+    only !== 'token-peer'
+  ) {
+    usage(`--only must be pglite, postgres, webhooks, store or token-peer, got "${only}"`);
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -204,7 +213,7 @@ const meRatio = (run: DatabaseRun) => run.figures[mePath].rps / run.figures[bare
 async function main(): Promise<void> {
   const options = parseOptions();
   const kinds: BenchDatabaseKind[] =
-    options.only === 'webhooks' || options.only === 'store'
+    options.only === 'webhooks' || options.only === 'store' || options.only === 'token-peer'
       ? []
       : options.only
         ? [options.only]
@@ -281,6 +290,15 @@ async function main(): Promise<void> {
     }));
     out.push(...oauth.lines);
     crashes.push(...oauth.failures);
+  }
+  // Our refresh grants against oidc-provider's (bench/token-peer.ts), alone.
+  if (options.only === 'token-peer' && !interrupted) {
+    const peer = await benchTokenPeer(options).catch((error: Error) => ({
+      lines: [],
+      failures: [`token endpoint against oidc-provider: ${error.message}`],
+    }));
+    out.push(...peer.lines);
+    crashes.push(...peer.failures);
   }
   // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
   if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {

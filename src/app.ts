@@ -64,7 +64,8 @@ function withServiceHeaders(request: FastifyRequest, reply: FastifyReply): Fasti
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const limiters =
-    deps.limiters ?? (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger }));
+    deps.limiters ??
+    (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger, clock }));
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: newRequestId,

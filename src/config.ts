@@ -34,6 +34,12 @@ export interface Config {
    * is not offered: any client could then pick the address it is counted under.
    */
   readonly trustProxy: false | string[];
+  /**
+   * Development only: the clock of every time rule is the system clock plus an offset that
+   * `servery clock advance` moves forward (src/domain/sandbox-clock.ts). Refused in production
+   * mode (NODE_ENV=production), where times must be real.
+   */
+  readonly sandboxClock: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +134,15 @@ function flag(name: string, value: string | undefined, fallback: boolean): boole
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
+function sandboxClock(env: NodeJS.ProcessEnv): boolean {
+  const on = flag('SANDBOX_CLOCK', env.SANDBOX_CLOCK, false);
+  if (on && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'SANDBOX_CLOCK is for development and tests: it cannot be on in production mode (NODE_ENV=production)',
+    );
+  return on;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer('PORT', env.PORT, 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -148,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: mailFrom(env.MAIL_FROM, `Servery <no-reply@${new URL(baseUrl).hostname}>`),
     webhooksAllowInsecure: flag('WEBHOOKS_ALLOW_INSECURE', env.WEBHOOKS_ALLOW_INSECURE, false),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    sandboxClock: sandboxClock(env),
   });
 }

@@ -6,8 +6,9 @@ import type { Config } from './config.ts';
 import { whenDatabaseAnswers } from './db/availability.ts';
 import { type Database, type DatabaseTarget, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { systemClock } from './domain/context.ts';
+import { type Clock, systemClock } from './domain/context.ts';
 import { describeDemoData, seedDemoData } from './domain/demo/demo-data.ts';
+import { openSandboxClock, type SandboxClock } from './domain/sandbox-clock.ts';
 import { webhookDeliverySettings } from './domain/webhooks/delivery.ts';
 import { emailTransport } from './worker/email-transport.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
@@ -51,11 +52,13 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let database: Database | null = null;
   let app: FastifyInstance | null = null;
   let worker: Worker | null = null;
+  let sandboxClock: SandboxClock | null = null;
   const stop = async (): Promise<void> => {
     let code = 0;
     try {
       await app?.close();
       await worker?.stop();
+      sandboxClock?.stop();
       await database?.close();
       log.info('stopped');
     } catch (error) {
@@ -81,33 +84,36 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     log.info({ database: database.kind }, 'database ready');
     if (stopSignal) return stop();
+    // SANDBOX_CLOCK: every time rule reads the offset that `servery clock advance` moves.
+    sandboxClock = config.sandboxClock ? await openSandboxClock(database.db) : null;
+    if (sandboxClock)
+      log.warn(
+        { offset_seconds: sandboxClock.offsetMs / 1000 },
+        'sandbox clock on (development only): "servery clock advance" moves the time',
+      );
+    const clock: Clock = sandboxClock ?? systemClock;
     if (config.demoData && role !== 'worker') {
-      const demo = await seedDemoData(database.db, systemClock);
+      const demo = await seedDemoData(database.db, clock);
       if (demo) process.stdout.write(`${describeDemoData(demo, config.baseUrl)}\n`);
     }
     if (stopSignal) return stop();
 
     if (role !== 'worker') {
-      const deps: AppDeps = { config, db: database.db, clock: systemClock, logger: log };
+      const deps: AppDeps = { config, db: database.db, clock, logger: log };
       app = await buildApp(deps);
       closeConnectionsWhenStopping(app, () => stopSignal !== null);
     }
     worker =
       role === 'api'
         ? null
-        : startWorker(
-            database.db,
-            systemClock,
-            log,
-            emailTransport(config, log),
-            webhookDeliverySettings(config),
-          );
+        : startWorker(database.db, clock, log, emailTransport(config, log), webhookDeliverySettings(config));
     if (app) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // A start that fails (the port is taken, say) still closes what it opened: the PGlite
     // directory is then left unlocked and without recovery to do.
     await worker?.stop().catch(() => {});
     await app?.close().catch(() => {});
+    sandboxClock?.stop();
     await database?.close().catch(() => {});
     throw error;
   }

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { loadConfig } from '../config.ts';
-import { type Database, openDatabase } from '../db/client.ts';
+import { type Database, DataDirInUseError, openDatabase } from '../db/client.ts';
+import { dataDirSocketUrl } from '../db/data-dir-socket.ts';
 import { migrationNames } from '../db/migrate.ts';
-import { type Ctx, systemCtx } from '../domain/context.ts';
+import { type Ctx, systemClock, systemCtx } from '../domain/context.ts';
 import { InputError } from '../domain/errors.ts';
+import { readSandboxClock } from '../domain/sandbox-clock.ts';
 
 /**
  * Runs an admin command's work in one transaction on the configured database, as the system
@@ -19,17 +21,48 @@ export async function inAdminTransaction<T>(work: (ctx: Ctx) => Promise<T>): Pro
         `the database lacks the migrations ${pending.join(', ')}: run "servery migrate" first`,
       );
     }
-    return await database.db.transaction().execute((trx) => work(systemCtx(trx)));
+    // With SANDBOX_CLOCK the command's times follow the sandbox clock too (a rotated secret's expiry).
+    const clock = loadConfig().sandboxClock ? await readSandboxClock(database.db) : systemClock;
+    return await database.db.transaction().execute((trx) => work(systemCtx(trx, clock)));
   } finally {
     await database.close();
   }
 }
 
-/** The database the settings name (DATABASE_URL, else PGlite in DATA_DIR). */
-export function openConfiguredDatabase(): Promise<Database> {
+/**
+ * The database the settings name: DATABASE_URL, else PGlite in DATA_DIR, opened here or, while a
+ * running service has the directory open, used through that service.
+ */
+export async function openConfiguredDatabase(): Promise<Database> {
   const config = loadConfig();
   // The same choice as databaseTarget in src/main.ts, without loading the HTTP server's modules.
-  return openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir });
+  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl });
+  try {
+    return await openDatabase({ dataDir: config.dataDir });
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    return openThroughSocket(config.dataDir, error);
+  }
+}
+
+/*
+ * The database of the process that has the directory open, through its socket (data-dir-socket.ts)
+ * on one connection: the command has the database to itself from its first query until it
+ * closes, and the service's own queries wait meanwhile. So the connection waits its turn behind
+ * other commands, up to a minute. A process that does not share the database (still starting, or
+ * its socket path would be too long) leaves the directory in use.
+ */
+async function openThroughSocket(dataDir: string, inUse: DataDirInUseError): Promise<Database> {
+  const url = dataDirSocketUrl(dataDir);
+  const database = await openDatabase({ url, connections: 1, connectTimeoutMs: 60_000 });
+  try {
+    await sql`SELECT 1`.execute(database.db);
+    return database;
+  } catch (error) {
+    await database.close();
+    const code = (error as { code?: unknown }).code;
+    throw code === 'ENOENT' || code === 'ECONNREFUSED' ? inUse : error;
+  }
 }
 
 async function pendingMigrations(database: Database): Promise<string[]> {

@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { InputError } from '../domain/errors.ts';
 import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
+import { clockCommand } from './clock.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
 import { areaCommand, tableCommand } from './table.commands.ts';
@@ -71,6 +72,12 @@ Tables and areas (a restaurant by its slug or id; ids as the list commands print
   table qr-key <slug-or-id> <table_id>
                                     a new QR key; codes printed with the old one stop working
 
+Sandbox clock (development only: SANDBOX_CLOCK=true for the service and these commands)
+  clock show                        the time every time rule of the installation reads
+  clock advance <duration>          moves it forward, e.g. 61s, 90m, 1h30m, 2d: tokens and
+                                    codes expire, pauses end, webhook retries fall due
+  clock reset                       back to the system time
+
   help, --help                      this list
 
 Every command but serve takes --json: its result as one JSON object on stdout.
@@ -100,6 +107,9 @@ const commands: Readonly<Record<string, Command>> = {
   // add, list, set, remove (and qr-key): the second word is read by the command
   table: tableCommand,
   area: areaCommand,
+  'clock show': clockCommand('show'),
+  'clock advance': clockCommand('advance'),
+  'clock reset': clockCommand('reset'),
 };
 
 /** The commands named by a noun and a verb: `owner create`, `app approve`... */

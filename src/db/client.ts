@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
+import { shareDataDir } from './data-dir-socket.ts';
 import type { DB } from './schema.ts';
 
 export type Db = Kysely<DB>;
@@ -13,10 +14,11 @@ export type Db = Kysely<DB>;
 /**
  * Where the data lives: a PostgreSQL server, a PGlite directory, or PGlite in memory (tests). A new
  * PGlite database may start from `initialData`, a dump of another (`dumpDataDir`), instead of an
- * empty cluster: much faster than initialising one.
+ * empty cluster: much faster than initialising one. On a server, `connections` caps the pool
+ * (default 10) and `connectTimeoutMs` bounds the wait for a new connection (default 2 s).
  */
 export type DatabaseTarget =
-  | { url: string }
+  | { url: string; connections?: number; connectTimeoutMs?: number }
   | { dataDir: string; initialData?: Blob }
   | { memory: true; initialData?: Blob };
 
@@ -50,10 +52,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
     const pool = new pg.Pool({
       connectionString: target.url,
-      max: 10,
+      max: target.connections ?? 10,
       // While the database is unreachable a request fails at once instead of waiting for a
       // connection that does not come; dead peers are noticed by TCP keepalive.
-      connectionTimeoutMillis: connectTimeoutMs,
+      connectionTimeoutMillis: target.connectTimeoutMs ?? connectTimeoutMs,
       keepAlive: true,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -89,6 +91,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   }
   let pglite: PGlite;
   let unlock = () => {};
+  let unshare = async () => {};
   if ('dataDir' in target) {
     mkdirSync(target.dataDir, { recursive: true });
     unlock = lockDataDir(target.dataDir);
@@ -97,6 +100,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
         dataDir: target.dataDir,
         loadDataDir: target.initialData,
         parsers: { [dateOid]: asText },
+      });
+      // Other processes (the CLI beside a running service) use the database through its socket.
+      unshare = await shareDataDir(pglite, target.dataDir).catch(async (error) => {
+        await pglite.close();
+        throw error;
       });
     } catch (error) {
       unlock();
@@ -118,6 +126,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       }
     },
     close: async () => {
+      await unshare();
       await db.destroy();
       // Kysely opens its connection lazily: without a query it never had one to close.
       if (!pglite.closed) await pglite.close();
@@ -157,16 +166,19 @@ function statementName(text: string): string {
 /** The lock file in a PGlite data directory: the pid and host of the process that has it open. */
 export const dataDirLockName = 'servery.lock';
 
+/** The data directory is open in another process that runs (exit code 2 in the CLI). */
+export class DataDirInUseError extends ConfigError {}
+
 /** Data directories this process has open (a second open of one would bypass the lock file). */
 const lockedHere = new Set<string>();
 
 /*
  * PGlite is PostgreSQL in one process, with no server to keep two processes apart: two of them
- * on one directory (a second `serve`, an admin command while the service runs, a new instance
- * started before the old one has stopped) each write their own view of it and corrupt it.
- * PGlite itself does not prevent that (its postmaster.pid names no real process), so a
- * directory is opened by one process at a time: the opener creates servery.lock exclusively
- * and removes it on close.
+ * on one directory (a second `serve`, a new instance started before the old one has stopped)
+ * each write their own view of it and corrupt it. PGlite itself does not prevent that (its
+ * postmaster.pid names no real process), so a directory is opened by one process at a time: the
+ * opener creates servery.lock exclusively and removes it on close. Meanwhile others use its
+ * database through its socket (data-dir-socket.ts): the CLI beside a running service.
  *
  * A lock whose process is gone (killed with SIGKILL, crashed, the machine restarted) is stale and
  * taken over, as PostgreSQL does with its postmaster.pid: its pid is no running process, or it
@@ -186,7 +198,7 @@ function lockDataDir(dataDir: string): () => void {
     }
     const [pid, host] = readLock(file);
     if (pid !== null && isAnotherLiveProcess(pid)) {
-      throw new ConfigError(
+      throw new DataDirInUseError(
         `the data directory ${dir} is in use by process ${pid}${host ? ` on ${host}` : ''}: ` +
           `stop that process first (if no such process runs, delete ${file})`,
       );

@@ -293,6 +293,12 @@ export interface StoreTablesTable {
   created_at: Date;
 }
 
+/** The sandbox clock's one row (see 0014): how far it is ahead of the system clock. */
+export interface SandboxClockTable {
+  only_row: Generated<boolean>;
+  offset_seconds: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -317,4 +323,5 @@ export interface DB {
   store_closures: StoreClosuresTable;
   store_areas: StoreAreasTable;
   store_tables: StoreTablesTable;
+  sandbox_clock: SandboxClockTable;
 }

@@ -2,9 +2,23 @@ import type { Db } from '../db/client.ts';
 
 export interface Clock {
   now(): Date;
+  /**
+   * How far a sandbox clock (SANDBOX_CLOCK, src/domain/sandbox-clock.ts) is ahead of the system
+   * clock; absent otherwise. Rate-limit windows keep their own time: a move of it starts them anew.
+   */
+  readonly offsetMs?: number;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * The time the clocks of other machines read: `clock` without a sandbox clock's lead. For what is
+ * checked outside Servery against real time: a webhook signature's timestamp (the receiver's replay
+ * check), a second-factor code (made by an authenticator app).
+ */
+export function wallClockTime(clock: Clock): Date {
+  return new Date(clock.now().getTime() - (clock.offsetMs ?? 0));
+}
 
 /** Who is acting: an app through its connection, or the operator/system itself. */
 export type Actor =

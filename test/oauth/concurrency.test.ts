@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sha256 } from '../../src/domain/ids.ts';
 import { buildTestApp, type TestApp } from '../harness.ts';
-import { exchange, firstPair, makeClient, meStatus, mintCode, refresh } from './oauth-helpers.ts';
+import {
+  credentials,
+  exchange,
+  firstPair,
+  makeClient,
+  meStatus,
+  mintCode,
+  post,
+  refresh,
+} from './oauth-helpers.ts';
 
 /*
  * The grace and reuse rules decide on what other requests of the same family did: they hold only
@@ -89,6 +98,22 @@ test('a reuse racing a legitimate refresh: whichever runs first, the whole famil
     ]);
     assert.equal(reuse.statusCode, 400);
     assert.ok([200, 400].includes(rotation.statusCode));
+    assert.deepEqual(await liveTokens(first.refresh_token), { refresh: [], access: [] });
+  }
+});
+
+test('a revocation racing refreshes of the family: whichever runs first, the whole family ends revoked', {
+  skip,
+}, async () => {
+  for (let round = 0; round < 5; round++) {
+    const client = await makeClient(t);
+    const first = await firstPair(t, client);
+    const [revocation, ...rotations] = await Promise.all([
+      post(t, '/oauth/revoke', { token: first.refresh_token, ...credentials(client) }),
+      ...Array.from({ length: 4 }, () => refresh(t, client, first.refresh_token)),
+    ]);
+    assert.equal(revocation?.statusCode, 200);
+    for (const res of rotations) assert.ok([200, 400].includes(res.statusCode), res.body);
     assert.deepEqual(await liveTokens(first.refresh_token), { refresh: [], access: [] });
   }
 });

@@ -4,7 +4,11 @@ import pino from 'pino';
 import type { Db } from '../../src/db/client.ts';
 import type { Clock } from '../../src/domain/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
-import { type WebhookDeliverySettings, WebhookSender } from '../../src/domain/webhooks/delivery.ts';
+import {
+  type WebhookDeliverySettings,
+  WebhookSender,
+  webhookDeliverySettings,
+} from '../../src/domain/webhooks/delivery.ts';
 import type { EmailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import type { Tenant, TestApp } from '../harness.ts';
@@ -19,16 +23,18 @@ export interface Received {
  * A real HTTP receiver on a loopback port. The path says how it answers: `/ok/…` 200, `/fail/…`
  * 500, `/redirect/…` 302 to `/ok/redirected`, `/hang/…` never, `/reset/…` drops the connection,
  * `/huge/…` 200 with an endless body; a path in `down` answers 503
- * (a receiver that is down until the test takes it out).
+ * (a receiver that is down until the test takes it out). It counts the connections made to it.
  */
 export async function startReceiver(): Promise<{
   base: string;
   received: Received[];
   down: Set<string>;
+  connections(): number;
   close(): Promise<void>;
 }> {
   const received: Received[] = [];
   const down = new Set<string>();
+  let connections = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -44,12 +50,16 @@ export async function startReceiver(): Promise<{
       res.writeHead(200).end('thanks');
     });
   });
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     base: `http://127.0.0.1:${port}`,
     received,
     down,
+    connections: () => connections,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -70,8 +80,7 @@ function streamForever(res: ServerResponse): void {
 }
 
 export const settings: WebhookDeliverySettings = {
-  allowInsecure: true,
-  userAgent: 'Service-Webhooks/1.0 (+http://servery.test/v1/openapi.json)',
+  ...webhookDeliverySettings({ baseUrl: 'http://servery.test', webhooksAllowInsecure: true }),
   timeoutMs: 5000,
 };
 
@@ -83,13 +92,17 @@ const noEmail: EmailTransport = {
 };
 
 /**
- * One run of the worker's webhook job, as the worker starts it (a shorter time-out if given),
- * until the outcomes of the sends it started are written.
+ * One run of the worker's webhook job, as the worker starts it (with a shorter time-out or other
+ * clients if given), until the outcomes of the sends it started are written.
  */
-export async function runJob(db: Db, clock: Clock, timeoutMs = settings.timeoutMs): Promise<unknown> {
+export async function runJob(
+  db: Db,
+  clock: Clock,
+  overrides: Partial<WebhookDeliverySettings> = {},
+): Promise<unknown> {
   if (!deliveryJob) throw new Error('the worker runs no webhook delivery job');
   const log = pino({ level: 'silent' });
-  const sender = new WebhookSender(db, clock, { ...settings, timeoutMs }, log);
+  const sender = new WebhookSender(db, clock, { ...settings, ...overrides }, log);
   const started = await deliveryJob.run(db, clock, { log, emailTransport: noEmail, webhooks: sender });
   await sender.idle();
   return started;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
+import { OutboundHttpClient } from '../../src/adapters/outbound-http.ts';
 import { openDatabase } from '../../src/db/client.ts';
-import { rotateAppWebhookSecret } from '../../src/domain/webhooks/app-webhook.service.ts';
+import { rotateAppWebhookSecret, setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { fanOutDeliveries } from '../../src/domain/webhooks/delivery-fanout.ts';
 import { connectAnotherApp, idFor, record } from '../events/events-helpers.ts';
 import { bearer, makeTenant, type TestApp } from '../harness.ts';
@@ -111,6 +112,40 @@ describe('a delivery', () => {
     assert.equal(at(p).length, 0);
     const log = await t.database.db.selectFrom('webhook_delivery_attempts').selectAll().execute();
     assert.ok(log.some((row) => row.error === 'The webhook address is not https.'));
+  });
+
+  test('a name answering a public address when set and 127.0.0.1 at the send reaches nothing', async () => {
+    const tenant = await makeTenant(t.ctx, { livemode: true });
+    const p = path('ok');
+    // DNS rebinding: the first answer is public, every later one the receiver's loopback address.
+    const answers = ['93.184.216.34'];
+    const answer = () => answers.shift() ?? '127.0.0.1';
+    await setAppWebhook(t.ctx, {
+      clientId: tenant.clientId,
+      developerId: null,
+      url: `https://rebinding.example.test:${new URL(receiver.base).port}${p}`,
+      events: ['order.*'],
+      rules: { allowInsecure: false, resolve: async () => [answer()] },
+    });
+    await record(t, tenant, 'order.created');
+    const connections = receiver.connections();
+    const http = new OutboundHttpClient({
+      lookup: (_hostname, _options, callback) => callback(null, [{ address: answer(), family: 4 }]),
+    });
+    await runJob(t.database.db, t.clock, { http });
+    assert.equal(receiver.connections(), connections);
+    const log = await t.database.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+      .select(['a.status_code', 'a.error'])
+      .where('d.tenant_id', '=', tenant.restaurantId)
+      .execute();
+    assert.deepEqual(log, [
+      {
+        status_code: null,
+        error: 'rebinding.example.test resolves to 127.0.0.1, not a public internet address (loopback).',
+      },
+    ]);
   });
 });
 
@@ -252,7 +287,7 @@ describe('failures', () => {
     await record(t, hanging, 'order.created', undefined, { livemode: false });
     await record(t, fine, 'order.created', undefined, { livemode: false });
     const started = performance.now();
-    await runJob(t.database.db, t.clock, 200);
+    await runJob(t.database.db, t.clock, { timeoutMs: 200 });
     assert.ok(performance.now() - started < 5000);
     assert.equal(at(hp).length, 1);
     assert.equal(at(fp).length, 1);
@@ -280,7 +315,7 @@ test('a reset connection is a failure; an endless 2xx body is a success, never r
   await webhookFor(t, huge, `${receiver.base}${hp}`);
   await record(t, reset, 'order.created', undefined, { livemode: false });
   await record(t, huge, 'order.created', undefined, { livemode: false });
-  await runJob(t.database.db, t.clock, 2000);
+  await runJob(t.database.db, t.clock, { timeoutMs: 2000 });
   const rows = await t.database.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')

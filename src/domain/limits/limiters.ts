@@ -7,6 +7,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import { type Db, postgresPoolOf } from '../../db/client.ts';
+import type { Clock } from '../context.ts';
 
 export interface LimiterOptions {
   /** Names the limit: the counts of two limits never meet. */
@@ -52,6 +53,8 @@ export interface LimitsStore {
   readonly redisUrl?: string | null;
   /** Where a lost connection to Redis is reported. */
   readonly log?: { warn(details: object, message: string): void };
+  /** The service's clock: when a sandbox clock moves, every window starts anew (see wrapLimiter). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function openLimiters(store: LimitsStore, overrides: LimitOverrides
       } else {
         limiter = new RateLimiterMemory(common);
       }
-      return wrapLimiter(limiter, points, durationSeconds);
+      return wrapLimiter(limiter, points, durationSeconds, store.clock);
     },
     close: async () => {
       redis?.disconnect();
@@ -154,9 +157,21 @@ async function connectRedis(url: string, log: LimitsStore['log']): Promise<Redis
  * Counts of one key that arrive in the same pass of the event loop are made in one call of
  * `points` = how many arrived (one round trip to a shared store instead of one each), and each
  * request gets the state it would have had if they had been counted one after the other, in
- * arrival order. The store's count is the same either way.
+ * arrival order. The store's count is the same either way. Peeks of one key in the same pass
+ * share one read (the token endpoint peeks at its caller's address on every request).
+ *
+ * The windows run on the store's own time (rate-limiter-flexible reads Date.now(); Redis its
+ * TTLs), which a sandbox clock cannot move. So with one, a key is counted under the clock's offset:
+ * each move of the clock starts every window anew. A move of at least a window's length (a minute;
+ * 15 minutes for sign-ins) is exact; a shorter one ends the windows early (docs/operators.md).
  */
-function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSeconds: number): Limiter {
+function wrapLimiter(
+  limiter: RateLimiterAbstract,
+  points: number,
+  durationSeconds: number,
+  clock: Clock | undefined,
+): Limiter {
+  const windowKey = (key: string) => (clock?.offsetMs ? `${key}@${clock.offsetMs}` : key);
   const stateAt = (res: RateLimiterRes, count: number): LimitState => ({
     allowed: count <= points,
     limit: points,
@@ -165,6 +180,7 @@ function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSecon
   });
   type Caller = { resolve: (state: LimitState) => void; reject: (error: unknown) => void };
   const waiting = new Map<string, Caller[]>();
+  const reading = new Map<string, Promise<LimitState>>();
   const countTogether = async (key: string, callers: Caller[]) => {
     const n = callers.length;
     let res: RateLimiterRes;
@@ -183,7 +199,8 @@ function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSecon
     });
   };
   return {
-    consume(key) {
+    consume(clientKey) {
+      const key = windowKey(clientKey);
       return new Promise<LimitState>((resolve, reject) => {
         const callers = waiting.get(key);
         if (callers) {
@@ -200,15 +217,24 @@ function wrapLimiter(limiter: RateLimiterAbstract, points: number, durationSecon
         });
       });
     },
-    async peek(key) {
-      const res = await limiter.get(key);
-      if (!res || res.msBeforeNext <= 0) {
-        return { allowed: true, limit: points, remaining: points, resetSeconds: durationSeconds };
+    peek(key) {
+      const storeKey = windowKey(key);
+      let read = reading.get(storeKey);
+      if (!read) {
+        read = new Promise((resolve) => setImmediate(resolve)).then(async (): Promise<LimitState> => {
+          reading.delete(storeKey);
+          const res = await limiter.get(storeKey);
+          if (!res || res.msBeforeNext <= 0) {
+            return { allowed: true, limit: points, remaining: points, resetSeconds: durationSeconds };
+          }
+          return { ...stateAt(res, res.consumedPoints), allowed: res.remainingPoints > 0 };
+        });
+        reading.set(storeKey, read);
       }
-      return { ...stateAt(res, res.consumedPoints), allowed: res.remainingPoints > 0 };
+      return read;
     },
     async reset(key) {
-      await limiter.delete(key);
+      await limiter.delete(windowKey(key));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AppStatus, AppType } from '../apps/apps.service.ts';
 import type { Ctx } from '../context.ts';
 import { sha256 } from '../ids.ts';
@@ -20,11 +21,20 @@ export interface Client {
  * - a public app sends no secret (method none) → else invalid_client.
  */
 export async function authenticateClient(ctx: Ctx, credentials: ClientCredentials): Promise<Client> {
-  const app = await ctx.db
-    .selectFrom('apps')
-    .select(['id', 'client_id', 'type', 'status'])
-    .where('client_id', '=', credentials.clientId)
-    .executeTakeFirst();
+  // The app and whether the secret sent is one of its live ones, in one round trip.
+  const secretHash = credentials.clientSecret === null ? null : sha256(credentials.clientSecret);
+  const { rows } = await sql<{
+    id: string;
+    client_id: string;
+    type: AppType;
+    status: AppStatus;
+    secret_valid: boolean;
+  }>`
+    SELECT a.id, a.client_id, a.type, a.status,
+      EXISTS (SELECT 1 FROM app_secrets s WHERE s.app_id = a.id AND s.secret_hash = ${secretHash}::text
+        AND (s.expires_at IS NULL OR s.expires_at > ${ctx.clock.now()})) AS secret_valid
+    FROM apps a WHERE a.client_id = ${credentials.clientId}`.execute(ctx.db);
+  const app = rows[0];
   if (!app) throw new InvalidClient('Unknown client.');
   const client: Client = { appId: app.id, clientId: app.client_id, type: app.type, status: app.status };
   if (app.type === 'public') {
@@ -33,14 +43,7 @@ export async function authenticateClient(ctx: Ctx, credentials: ClientCredential
   }
   if (credentials.clientSecret === null)
     throw new InvalidClient('A confidential client must send its secret.');
-  const secret = await ctx.db
-    .selectFrom('app_secrets')
-    .select('id')
-    .where('app_id', '=', app.id)
-    .where('secret_hash', '=', sha256(credentials.clientSecret))
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ctx.clock.now())]))
-    .executeTakeFirst();
-  if (!secret) throw new InvalidClient('The client secret is wrong or expired.');
+  if (!app.secret_valid) throw new InvalidClient('The client secret is wrong or expired.');
   return client;
 }
 

@@ -5,15 +5,32 @@ import type { Client } from './client-authentication.ts';
 import { checkConnectionActive } from './connection-check.ts';
 import { InvalidGrant } from './oauth-errors.ts';
 import { isGraceReuse } from './refresh-grace.ts';
+import { rotateUnusedRefreshToken } from './refresh-rotation.ts';
 import { refreshTokenPattern } from './refresh-tokens.ts';
 import { lockFamily, revokeFamily, revokePair } from './token-families.ts';
 import { type GrantOutcome, issueTokenPair } from './token-pair.ts';
 import { accessTokenScopes } from './token-scopes.ts';
 
 /*
- * The refresh_token grant with rotation (spec: Refresh with rotation). The family is locked before
- * the token is read, so concurrent refreshes of one family run one after the other, each seeing
- * what the one before did:
+ * The refresh_token grant with rotation (spec: Refresh with rotation). An unused token that passes
+ * every check is rotated in one statement (refresh-rotation.ts); anything else is decided in a
+ * transaction, check by check, below.
+ */
+export async function refreshTokens(
+  ctx: Ctx,
+  client: Client,
+  request: { refreshToken: string; scope: string | undefined },
+): Promise<GrantOutcome> {
+  if (!refreshTokenPattern.test(request.refreshToken))
+    throw new InvalidGrant('The refresh token is not valid.');
+  const rotated = await rotateUnusedRefreshToken(ctx, client, request);
+  if (rotated) return { issued: rotated };
+  return ctx.db.transaction().execute((trx) => refreshUnderLock({ ...ctx, db: trx }, client, request));
+}
+
+/*
+ * The family is locked before the token is read, so concurrent refreshes of one family run one
+ * after the other, each seeing what the one before did:
  * - an unknown token, or one issued to another client → invalid_grant;
  * - a revoked token, or one unused for 180 days → invalid_grant;
  * - the connection ended → invalid_grant;
@@ -22,13 +39,12 @@ import { accessTokenScopes } from './token-scopes.ts';
  * - a used token within the grace rule → the pair issued for it is revoked;
  * then a new pair is issued and the token is used up, pointing to its replacement.
  */
-export async function refreshTokens(
+async function refreshUnderLock(
   ctx: Ctx,
   client: Client,
   request: { refreshToken: string; scope: string | undefined },
 ): Promise<GrantOutcome> {
   const invalid = new InvalidGrant('The refresh token is not valid.');
-  if (!refreshTokenPattern.test(request.refreshToken)) throw invalid;
   const hash = sha256(request.refreshToken);
   const found = await ctx.db
     .selectFrom('refresh_tokens')

@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
 import { type RawBuilder, sql } from 'kysely';
 import type { Logger } from 'pino';
+import { OutboundHttpClient } from '../../adapters/outbound-http.ts';
 import type { Db } from '../../db/client.ts';
-import { type Clock, systemCtx } from '../context.ts';
+import { type Clock, systemCtx, wallClockTime } from '../context.ts';
 import { eventId } from '../events/positions.ts';
 import { signatureHeader } from './signature.ts';
 import { countOutcomes } from './switching-off.ts';
-import { checkPublicHost } from './webhook-address.ts';
 
 /** spec: Webhooks, Retries: the wait before attempt n (index n, from 1); attempt 1 is at once. */
 const minute = 60 * 1000;
@@ -22,8 +22,13 @@ const maxInFlightPerWebhook = 100;
 const leaseMarginMs = 5000;
 
 export interface WebhookDeliverySettings {
-  /** WEBHOOKS_ALLOW_INSECURE: http and loopback receivers, for test restaurants' events only. */
-  allowInsecure: boolean;
+  /** The guarded outbound client: public addresses only. */
+  http: OutboundHttpClient;
+  /**
+   * WEBHOOKS_ALLOW_INSECURE: a client that reaches loopback receivers too, for test restaurants'
+   * events only, which may then go to http addresses as well; null when the setting is off.
+   */
+  insecureHttp: OutboundHttpClient | null;
   /** `Service-Webhooks/1.0 (+<documentation address>)`. */
   userAgent: string;
   /** The response time-out: 10 s (spec: Limits); tests shorten it. */
@@ -36,7 +41,8 @@ export function webhookDeliverySettings(config: {
   webhooksAllowInsecure: boolean;
 }): WebhookDeliverySettings {
   return {
-    allowInsecure: config.webhooksAllowInsecure,
+    http: new OutboundHttpClient(),
+    insecureHttp: config.webhooksAllowInsecure ? new OutboundHttpClient({ allowLoopback: true }) : null,
     userAgent: `Service-Webhooks/1.0 (+${config.baseUrl}/v1/openapi.json)`,
     timeoutMs: 10_000,
   };
@@ -122,8 +128,9 @@ export interface Outcome {
 
 /*
  * One send: a success is a 2xx answer within the time-out; a redirect (not followed), any other
- * status, a time-out, a refused or reset connection, or an address that is no longer allowed
- * (checked again right before, against DNS rebinding) are failures. The response body is not read.
+ * status, a time-out, a refused or reset connection, or an address that is not allowed (the
+ * outbound client checks the address it connects to, so DNS rebinding cannot get past it) are
+ * failures. The response body is not read.
  */
 export async function send(
   delivery: Claimed,
@@ -133,7 +140,9 @@ export async function send(
 ): Promise<Outcome> {
   const startedAt = clock.now();
   const began = performance.now();
-  const result = await post(delivery, settings, startedAt);
+  // The receiver checks the signature's time against its own clock (5 minutes with the usual
+  // verifiers): a sandbox clock's lead stays out of it.
+  const result = await post(delivery, settings, wallClockTime(clock));
   return { delivery, scheduled, startedAt, durationMs: Math.round(performance.now() - began), ...result };
 }
 
@@ -144,16 +153,11 @@ async function post(
 ): Promise<{ statusCode: number | null; error: string | null }> {
   const url = new URL(delivery.url);
   // Insecure receivers only for test restaurants' events (webhook-address.ts).
-  const allowInsecure = settings.allowInsecure && !delivery.livemode;
-  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:'))
+  const insecureHttp = delivery.livemode ? null : settings.insecureHttp;
+  if (url.protocol !== 'https:' && !(insecureHttp && url.protocol === 'http:'))
     return { statusCode: null, error: 'The webhook address is not https.' };
   try {
-    await checkPublicHost(url.hostname, { allowInsecure });
-  } catch (error) {
-    return { statusCode: null, error: (error as Error).message };
-  }
-  try {
-    const response = await fetch(url, {
+    const response = await (insecureHttp ?? settings.http).fetch(url, {
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeoutMs),

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { refusedRange } from '../../adapters/outbound-http.ts';
 import { ApiError } from '../errors.ts';
 import { characterCount } from '../text.ts';
 
@@ -53,7 +54,8 @@ export async function checkWebhookUrl(value: string, rules: AddressRules): Promi
  * private, loopback, link-local, unique-local, multicast, unspecified, carrier-grade NAT, reserved
  * and documentation ranges are refused, IPv4-mapped IPv6 addresses as the IPv4 address they carry.
  * One bad address among several refuses the host, as the connection could go to any of them.
- * The delivery worker calls this again right before each send (DNS rebinding).
+ * This is the early, clear refusal when an address is set; what guarantees it at each send is the
+ * outbound client, which checks the address it connects to (DNS rebinding).
  */
 export async function checkPublicHost(hostname: string, rules: AddressRules): Promise<void> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
@@ -69,9 +71,8 @@ export async function checkPublicHost(hostname: string, rules: AddressRules): Pr
   }
   if (addresses.length === 0) throw refused(`The webhook address's host ${hostname} has no address.`);
   for (const address of addresses) {
-    const range = ipaddr.process(address).range();
-    if (range === 'unicast') continue;
-    if (rules.allowInsecure && range === 'loopback') continue;
-    throw refused(`The webhook address's host ${hostname} is not a public internet address (${range}).`);
+    const range = refusedRange(address, rules.allowInsecure);
+    if (range)
+      throw refused(`The webhook address's host ${hostname} is not a public internet address (${range}).`);
   }
 }

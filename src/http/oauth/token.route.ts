@@ -11,7 +11,8 @@ import type { OAuthRouteOptions } from './oauth.plugin.ts';
 
 /*
  * `POST /oauth/token` (spec: Token request): client authentication, the client's limit, a
- * suspended app refused, the request's parameters, then the grant in one transaction. A grant
+ * suspended app refused, the request's parameters, then the grant, atomic: a code exchange in one
+ * transaction, a refresh in one statement or one transaction (refresh-token-grant.ts). A grant
  * either issues its tokens or refuses; only the refusals that revoke a family change anything,
  * and that change is committed before the refusal is answered.
  */
@@ -23,12 +24,12 @@ export async function tokenRoute(app: FastifyInstance, options: OAuthRouteOption
     await limits.countClientRequest(client.clientId);
     checkClientNotSuspended(client);
     const tokenRequest = readTokenRequest(form);
-    const outcome = await db.transaction().execute((trx) => {
-      const ctx = systemCtx(trx, clock);
-      return tokenRequest.grantType === 'authorization_code'
-        ? redeemAuthorizationCode(ctx, client, tokenRequest)
-        : refreshTokens(ctx, client, tokenRequest);
-    });
+    const outcome =
+      tokenRequest.grantType === 'authorization_code'
+        ? await db
+            .transaction()
+            .execute((trx) => redeemAuthorizationCode(systemCtx(trx, clock), client, tokenRequest))
+        : await refreshTokens(systemCtx(db, clock), client, tokenRequest);
     if ('refused' in outcome) throw outcome.refused;
     return outcome.issued;
   });
