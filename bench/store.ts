@@ -2,7 +2,7 @@
  * GET /v1/store under load (part of `npm run bench`, on each database of the run; alone with
  * `--only store`). Its status and next opening are computed at every request from the weekly
  * hours, the special days and the pause in the restaurant's zone, on top of what GET /v1/me does
- * (token lookup, rate limit) and two queries (the store with its restaurant, the special days).
+ * (token lookup, rate limit) and one query (the store with its restaurant and special days).
  * For each database, on one Fastify instance, in alternating rounds:
  * - GET /v1/store of a restaurant set up as a real one (lunch and dinner Tuesday to Sunday,
  *   delivery in the evenings, two special days), at a moment when it is closed;

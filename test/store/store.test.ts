@@ -147,6 +147,29 @@ describe('GET /v1/store', () => {
     assert.equal(location, null);
   });
 
+  test('requests arriving together (read in one query): each gets its own store, as it is now', async () => {
+    const [a, b] = [await makeTenant(t.ctx), await makeTenant(t.ctx)];
+    await t.database.db
+      .updateTable('stores')
+      .set({ min_order: 700 })
+      .where('tenant_id', '=', b.restaurantId)
+      .execute();
+    const stores = (await Promise.all([a, b, a, b].map((tenant) => call(tenant, 'GET', '/store')))).map(
+      (res) => res.json(),
+    );
+    assert.deepEqual(
+      stores.map((store) => [store.id, store.min_order]),
+      [a, b, a, b].map((tenant) => [tenant.restaurantId, tenant === b ? 700 : 0]),
+    );
+    // Nothing is kept between requests: a change is seen by the next one.
+    await t.database.db
+      .updateTable('stores')
+      .set({ min_order: 900 })
+      .where('tenant_id', '=', a.restaurantId)
+      .execute();
+    assert.equal((await call(a, 'GET', '/store')).json().min_order, 900);
+  });
+
   test('needs store:read; another restaurant’s store is never seen', async () => {
     const tenant = await makeTenant(t.ctx, { scopes: ['orders:read'] as Scope[] });
     const res = await call(tenant, 'GET', '/store');

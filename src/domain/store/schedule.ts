@@ -89,7 +89,7 @@ function lookaheadEnd(schedule: Schedule, from: Date): number {
   const zone = schedule.timezone;
   const wall = from.getTime() + offsetMs(zone, from.getTime());
   const minutes = Math.floor((wall % dayMs) / 60_000);
-  return firstInstantReading(zone, calendarDate(zone, from.getTime()).plus({ days: lookaheadDays }), minutes);
+  return firstInstantReading(zone, calendarDate(zone, from.getTime()) + lookaheadDays * dayMs, minutes);
 }
 
 function toDate(ms: number | null): Date | null {
@@ -103,9 +103,9 @@ function firstOpenInstant(schedule: Schedule, from: number, until: number): numb
   // earliest that can still be open at `from`.
   // Windows of a later day start later than any of an earlier day, so the first day with an
   // opening has the earliest one: no need to look further.
-  const first = calendarDate(schedule.timezone, from).minus({ days: 1 });
+  const first = calendarDate(schedule.timezone, from) - dayMs;
   const last = calendarDate(schedule.timezone, until);
-  for (let day = first; day <= last; day = day.plus({ days: 1 })) {
+  for (let day = first; day <= last; day += dayMs) {
     let best: number | null = null;
     for (const [start, end] of periodsStartingOn(schedule, day)) {
       if (end <= from || start > until) continue;
@@ -117,50 +117,84 @@ function firstOpenInstant(schedule: Schedule, from: number, until: number): numb
   return null;
 }
 
-/** The restaurant-local date of an instant, as midnight UTC (a plain calendar day, free of DST). */
-function calendarDate(zone: string, ms: number): DateTime {
+/*
+ * A restaurant-local calendar day is kept as the milliseconds of its midnight in UTC: a plain
+ * number, free of DST, so stepping a day is adding dayMs (luxon objects cost microseconds each,
+ * and GET /store steps through several days per request).
+ */
+
+/** The restaurant-local date of an instant, as midnight UTC. */
+function calendarDate(zone: string, ms: number): number {
   const wall = ms + offsetMs(zone, ms);
-  return DateTime.fromMillis(wall - (wall % dayMs), { zone: 'utc' });
+  return wall - (wall % dayMs);
+}
+
+/** A calendar day as `YYYY-MM-DD`. */
+function isoDate(day: number): string {
+  return new Date(day).toISOString().slice(0, 10);
 }
 
 /** The restaurant-local date (`YYYY-MM-DD`) of an instant. */
 export function localDate(zone: string, at: Date): string {
-  return calendarDate(zone, at.getTime()).toISODate() as string;
+  return isoDate(calendarDate(zone, at.getTime()));
 }
 
 const dayMs = 24 * 60 * 60 * 1000;
 const quarterHourMs = 15 * 60 * 1000;
-const offsets = new Map<string, number>();
-const maxOffsets = 50_000;
+
+/*
+ * A bounded cache per zone (emptied when full) of answers that never change and cost luxon tens of
+ * microseconds (Intl) to work out. Keyed by zone, then by a number: no key strings to build.
+ */
+function zoneCache(maxEntries: number, compute: (zone: string, key: number) => number) {
+  const zones = new Map<string, Map<number, number>>();
+  let size = 0;
+  return (zone: string, key: number): number => {
+    let values = zones.get(zone);
+    if (values === undefined) {
+      values = new Map();
+      zones.set(zone, values);
+    }
+    let value = values.get(key);
+    if (value === undefined) {
+      if (size >= maxEntries) {
+        for (const other of zones.values()) other.clear();
+        size = 0;
+      }
+      value = compute(zone, key);
+      values.set(key, value);
+      size += 1;
+    }
+    return value;
+  };
+}
 
 /*
  * The zone's UTC offset at an instant (ms). Every zone changes its offset only at a quarter hour
- * of UTC, so one look-up (luxon, through Intl: tens of microseconds) serves a whole quarter hour
- * and is kept (a bounded cache, emptied when full).
+ * of UTC, so one look-up serves a whole quarter hour.
  */
+const quarterOffsets = zoneCache(
+  50_000,
+  (zone, quarter) => DateTime.fromMillis(quarter * quarterHourMs, { zone }).offset * 60_000,
+);
+
 function offsetMs(zone: string, ms: number): number {
-  const quarter = Math.floor(ms / quarterHourMs);
-  const key = `${zone} ${quarter}`;
-  let offset = offsets.get(key);
-  if (offset === undefined) {
-    if (offsets.size >= maxOffsets) offsets.clear();
-    offset = DateTime.fromMillis(quarter * quarterHourMs, { zone }).offset * 60_000;
-    offsets.set(key, offset);
-  }
-  return offset;
+  return quarterOffsets(zone, Math.floor(ms / quarterHourMs));
 }
 
 /** The [start, end) instants of the windows that start on `day`, empty ones left out. */
-function periodsStartingOn(schedule: Schedule, day: DateTime): [number, number][] {
-  const date = day.toISODate();
+function periodsStartingOn(schedule: Schedule, day: number): [number, number][] {
+  const date = isoDate(day);
   const special = schedule.specialDays.find((s) => s.date === date);
+  // 0 = Monday … 6 = Sunday (getUTCDay: 0 = Sunday).
+  const weekday = (new Date(day).getUTCDay() + 6) % 7;
   const windows = special
     ? special.closed
       ? []
       : special.hours
     : schedule.alwaysOpen
       ? [wholeDay]
-      : schedule.openingHours.filter((w) => w.weekday === day.weekday - 1);
+      : schedule.openingHours.filter((w) => w.weekday === weekday);
   return windows
     .map((w): [number, number] => {
       const open = minutesOf(w.open);
@@ -180,26 +214,19 @@ function minutesOf(time: string): number {
 }
 
 /*
- * Resolving a local time in a zone costs luxon tens of microseconds (Intl), and GET /store resolves
- * a few dozen; the answers never change, so they are kept (a bounded cache, emptied when full).
+ * The first instant reading a wall-clock time (ms since the epoch as if the zone were UTC); GET
+ * /store resolves a few dozen, and the answers never change.
  */
-const instants = new Map<string, number>();
-const maxInstants = 50_000;
+const instants = zoneCache(50_000, resolveLocalTime);
 
 /** The first instant at which the clock in `zone` reads `minutes` past midnight of `day`, or later. */
-function firstInstantReading(zone: string, day: DateTime, minutes: number): number {
-  const key = `${zone} ${day.toMillis()} ${minutes}`;
-  let instant = instants.get(key);
-  if (instant === undefined) {
-    if (instants.size >= maxInstants) instants.clear();
-    instant = resolveLocalTime(zone, day, minutes);
-    instants.set(key, instant);
-  }
-  return instant;
+function firstInstantReading(zone: string, day: number, minutes: number): number {
+  // 24:00 of a day reads as 00:00 of the next: the same key.
+  return instants(zone, day + minutes * 60_000);
 }
 
-function resolveLocalTime(zone: string, day: DateTime, minutes: number): number {
-  for (let wall = day.plus({ minutes }); ; wall = wall.plus({ minutes: 1 })) {
+function resolveLocalTime(zone: string, reading: number): number {
+  for (let wall = DateTime.fromMillis(reading, { zone: 'utc' }); ; wall = wall.plus({ minutes: 1 })) {
     const local = DateTime.fromObject(
       { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute },
       { zone },
