@@ -91,6 +91,20 @@ export function alignColumns(header: readonly string[], rows: readonly string[][
 }
 
 /** One database's routes (in the order they were measured) and the ratios of their req/s. */
+/** A measured route's cells in a table: req/s, p50, p99, requests, non-2xx, errors, server µs/req, CPU %. */
+export function figureCells(f: Figures): string[] {
+  return [
+    f.rps.toFixed(0),
+    f.p50.toFixed(2),
+    f.p99.toFixed(2),
+    String(f.requests),
+    String(f.non2xx),
+    String(f.errors),
+    f.serverCpuPerRequest.toFixed(0),
+    f.cpuPercent.toFixed(0),
+  ];
+}
+
 export interface RouteRun {
   kind: string;
   figures: Readonly<Record<string, Figures>>;
@@ -114,18 +128,7 @@ export function routeTable(runs: readonly RouteRun[]): string {
   const rows: string[][] = [];
   for (const { kind, figures, ratios } of runs) {
     for (const [path, f] of Object.entries(figures)) {
-      rows.push([
-        kind,
-        `GET ${path}`,
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        String(f.requests),
-        String(f.non2xx),
-        String(f.errors),
-        f.serverCpuPerRequest.toFixed(0),
-        f.cpuPercent.toFixed(0),
-      ]);
+      rows.push([kind, `GET ${path}`, ...figureCells(f)]);
     }
     for (const [label, ratio] of ratios) rows.push([kind, label, ratio.toFixed(3)]);
   }

@@ -9,7 +9,7 @@
  */
 import type http from 'node:http';
 import pg from 'pg';
-import { alignColumns, combine, cpuSince, cpuTimes, type Segment } from './figures.ts';
+import { alignColumns, combine, cpuSince, cpuTimes, figureCells, type Segment } from './figures.ts';
 import {
   forkOAuthLoad,
   type OAuthLoadJob,
@@ -155,18 +155,7 @@ export async function benchTokenPeer(
     const figures = (side: Side) => combine(side.measured.segments);
     const rows = sides.map((side) => {
       const f = figures(side);
-      return [
-        side.label,
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        String(f.requests),
-        String(f.non2xx),
-        String(f.errors),
-        f.serverCpuPerRequest.toFixed(0),
-        f.cpuPercent.toFixed(0),
-        (side.measured.statements / side.measured.grants).toFixed(1),
-      ];
+      return [side.label, ...figureCells(f), (side.measured.statements / side.measured.grants).toFixed(1)];
     });
     const ratio = figures(servery).rps / figures(oidcProvider).rps;
     const table = alignColumns(
