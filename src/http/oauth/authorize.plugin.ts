@@ -8,7 +8,7 @@ import type { Clock } from '../../domain/context.ts';
 import type { Limiters } from '../../domain/limits/limiters.ts';
 import { textProblemIn } from '../validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
-import { formField, sendPage } from './authorize-request.ts';
+import { csrfBinding, formField, sendPage } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';
 
 export interface AuthorizeOptions {
@@ -53,6 +53,9 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
     cookieKey: 'servery_csrf',
     cookieOpts: { path: '/oauth/authorize', httpOnly: true, sameSite: 'lax', secure: secureCookies },
     getToken: (request) => formField(request.body, '_csrf'),
+    getUserInfo: csrfBinding,
+    // The plugin requires a key for the binding; it need not be secret, as the session token is.
+    csrfOpts: { userInfo: true, hmacKey: 'servery consent page' },
   });
   // The text rule (src/domain/text.ts) for the request's query and form: refused with an error page.
   app.addHook('preValidation', async (request, reply) => {

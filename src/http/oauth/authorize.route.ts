@@ -17,17 +17,17 @@ import type { AuthorizeOptions } from './authorize.plugin.ts';
 import {
   type Authorization,
   answerAuthorization,
+  csrfBinding,
   formField,
   redirectUrl,
   sendPage,
+  sessionCookie,
 } from './authorize-request.ts';
 import { consentPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
 import type { AppSummary } from './pages/layout.ts';
 import { secondFactorPage } from './pages/second-factor.page.ts';
 import { signInPage } from './pages/sign-in.page.ts';
-
-const sessionCookie = 'servery_session';
 
 /*
  * Failed sign-ins (wrong password or wrong second-factor code) per e-mail and IP address: 10 in
@@ -75,6 +75,8 @@ export function authorizeRoutes(
     reply.redirect(`/oauth/authorize?${authorization.rawQuery}`, 303);
   const action = (path: string, authorization: Authorization) =>
     `/oauth/authorize${path}?${authorization.rawQuery}`;
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply) =>
+    reply.generateCsrf({ userInfo: csrfBinding(request) });
   const limitKey = (request: FastifyRequest, email: string) => `${email.trim().toLowerCase()} ${request.ip}`;
   const tooManyAttempts = (reply: FastifyReply, resetSeconds: number) => {
     reply.header('retry-after', String(resetSeconds));
@@ -84,7 +86,7 @@ export function authorizeRoutes(
 
   app.get(
     '/oauth/authorize',
-    answer(async (_request, reply, authorization, session) => {
+    answer(async (request, reply, authorization, session) => {
       if (!session) {
         return sendPage(
           reply,
@@ -92,7 +94,7 @@ export function authorizeRoutes(
           signInPage({
             app: summary(authorization),
             action: action('/sign-in', authorization),
-            csrfToken: reply.generateCsrf(),
+            csrfToken: csrfToken(request, reply),
           }),
         );
       }
@@ -103,7 +105,7 @@ export function authorizeRoutes(
           secondFactorPage({
             app: summary(authorization),
             action: action('/second-factor', authorization),
-            csrfToken: reply.generateCsrf(),
+            csrfToken: csrfToken(request, reply),
           }),
         );
       }
@@ -125,7 +127,7 @@ export function authorizeRoutes(
           ].filter((notice) => typeof notice === 'string'),
           consentAction: action('/consent', authorization),
           signOutAction: action('/sign-out', authorization),
-          csrfToken: reply.generateCsrf(),
+          csrfToken: csrfToken(request, reply),
         }),
       );
     }),
@@ -144,7 +146,7 @@ export function authorizeRoutes(
           signInPage({
             app: summary(authorization),
             action: action('/sign-in', authorization),
-            csrfToken: reply.generateCsrf(),
+            csrfToken: csrfToken(request, reply),
             email,
             error,
           }),
@@ -185,7 +187,7 @@ export function authorizeRoutes(
           secondFactorPage({
             app: summary(authorization),
             action: action('/second-factor', authorization),
-            csrfToken: reply.generateCsrf(),
+            csrfToken: csrfToken(request, reply),
             error,
           }),
         );
