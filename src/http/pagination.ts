@@ -1,6 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import { ApiError } from '../domain/errors.ts';
-import { sha256 } from '../domain/ids.ts';
+import { isUuid, sha256 } from '../domain/ids.ts';
+import type { ListOrder, PagePosition, PageRange, SortKey } from '../domain/paging.ts';
 
 /*
  * Lists (spec: Conventions, List filters): `limit` 1 to 100, default 25; the envelope
@@ -104,4 +105,50 @@ export function toPage<T, P>(
 /** The cursor of the page after `position` (an item's order key), bound to the query's filters. */
 export function cursorAfter(query: Record<string, unknown>, position: unknown): string {
   return Buffer.from(JSON.stringify({ f: filterDigest(query), p: position })).toString('base64url');
+}
+
+/*
+ * The cursor of a list in keyset order (src/domain/paging.ts) carries [list, sort key as ISO
+ * timestamp, id] of the page's last item. The list's name keeps one list's cursor from being
+ * misread by another with the same filters (a cursor of /areas sent to /tables); a position
+ * that is not this list's, or not a millisecond timestamp and a UUID, is a 400 on `cursor`.
+ */
+
+/** The position a cursor of `list` carries after `item`. */
+export function keysetPosition<K extends SortKey>(
+  list: string,
+  order: ListOrder<K>,
+  item: { id: string } & Record<K, Date>,
+): unknown {
+  return [list, item[order.key].toISOString(), item.id];
+}
+
+const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function keysetPositionIn(list: string, position: unknown): PagePosition {
+  if (Array.isArray(position) && position.length === 3) {
+    const [name, at, id] = position as unknown[];
+    const date = typeof at === 'string' && isoPattern.test(at) ? new Date(at) : null;
+    if (name === list && date && !Number.isNaN(date.getTime()) && typeof id === 'string' && isUuid(id))
+      return { at: date, id };
+  }
+  throw new ApiError('invalid_request', `The cursor is not one this API issued for /${list}.`, {
+    param: 'cursor',
+  });
+}
+
+/**
+ * One page of `list` in `order`: the cursor decoded and checked to be this list's, one row more
+ * fetched than the page holds, and the next cursor made from the page's last item.
+ */
+export async function keysetPage<K extends SortKey, T extends { id: string } & Record<K, Date>>(
+  list: string,
+  order: ListOrder<K>,
+  query: PageQuery & Record<string, unknown>,
+  fetch: (page: Required<PageRange>) => Promise<T[]>,
+): Promise<List<T>> {
+  const position = pagePosition(query);
+  const after = position === null ? null : keysetPositionIn(list, position);
+  const rows = await fetch({ after, limit: query.limit + 1 });
+  return toPage(rows, query, (last) => keysetPosition(list, order, last));
 }

@@ -3,7 +3,7 @@ import type { StoreAreasTable } from '../../db/schema.ts';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import type { CreationPosition } from './creation-order.ts';
+import { creationOrder, inPageOrder, type PageRange } from '../paging.ts';
 import { checkedText } from './floor-input.ts';
 import {
   type Area,
@@ -35,20 +35,10 @@ export function publicArea({ object, id, name, bookable_online }: DashboardArea)
   return { object, id, name, bookable_online };
 }
 
-/** The areas in creation order after `after`: up to `limit`, or all without one. */
-export async function listAreas(
-  ctx: Ctx,
-  page: { after: CreationPosition | null; limit?: number },
-): Promise<DashboardArea[]> {
-  const { after } = page;
-  let query = ctx.db.selectFrom('store_areas').selectAll().where('tenant_id', '=', tenantOf(ctx));
-  if (after !== null)
-    query = query.where(({ eb, refTuple, tuple }) =>
-      eb(refTuple('created_at', 'id'), '>', tuple(after.createdAt, after.id)),
-    );
-  query = query.orderBy('created_at').orderBy('id');
-  if (page.limit !== undefined) query = query.limit(page.limit);
-  return (await query.execute()).map(areaOf);
+/** The areas in creation order after `page.after`: up to `page.limit`, or all without one. */
+export async function listAreas(ctx: Ctx, page: PageRange): Promise<DashboardArea[]> {
+  const query = ctx.db.selectFrom('store_areas').selectAll().where('tenant_id', '=', tenantOf(ctx));
+  return (await inPageOrder(query, creationOrder, page).execute()).map(areaOf);
 }
 
 export async function createArea(ctx: Ctx, input: AreaInput): Promise<DashboardArea> {

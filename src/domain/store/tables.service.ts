@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { creationOrder, inPageOrder, type PageRange } from '../paging.ts';
 import { checkAreaForTable } from './areas.service.ts';
-import type { CreationPosition } from './creation-order.ts';
 import { checkedPartySize, checkedText } from './floor-input.ts';
 import {
   type DashboardTable,
@@ -67,20 +67,9 @@ export function publicTable(table: DashboardTable): Table {
   return { object, id, label, seats, area_id, bookable_online, min_party };
 }
 
-/** The tables in creation order after `after`: up to `limit`, or all without one. */
-export async function listTables(
-  ctx: Ctx,
-  page: { after: CreationPosition | null; limit?: number },
-): Promise<DashboardTable[]> {
-  const { after } = page;
-  let query = tablesOf(ctx);
-  if (after !== null)
-    query = query.where(({ eb, refTuple, tuple }) =>
-      eb(refTuple('t.created_at', 't.id'), '>', tuple(after.createdAt, after.id)),
-    );
-  query = query.orderBy('t.created_at').orderBy('t.id');
-  if (page.limit !== undefined) query = query.limit(page.limit);
-  return (await query.execute()).map(tableOf);
+/** The tables in creation order after `page.after`: up to `page.limit`, or all without one. */
+export async function listTables(ctx: Ctx, page: PageRange): Promise<DashboardTable[]> {
+  return (await inPageOrder(tablesOf(ctx), creationOrder, page, 't').execute()).map(tableOf);
 }
 
 async function loadTable(ctx: Ctx, tableId: string): Promise<DashboardTable> {

@@ -1,10 +1,17 @@
 import Type from 'typebox';
+import { creationOrder } from '../../domain/paging.ts';
 import { listAreas, publicArea } from '../../domain/store/areas.service.ts';
-import { type CreationList, creationPositionOf } from '../../domain/store/creation-order.ts';
 import { AreaSchema, TableSchema } from '../../domain/store/table.schema.ts';
 import { listTables, publicTable } from '../../domain/store/tables.service.ts';
-import { creationPage } from '../creation-page.ts';
-import { CursorParam, cursorAfter, LimitParam, ListOf, type PageQuery } from '../pagination.ts';
+import {
+  CursorParam,
+  cursorAfter,
+  keysetPage,
+  keysetPosition,
+  LimitParam,
+  ListOf,
+  type PageQuery,
+} from '../pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
 
@@ -12,7 +19,7 @@ const tags = ['Tables'];
 /** Tables and areas are read for the floor (store:read) as well as for booking (reservations:read). */
 const auth = { scopes: ['store:read', 'reservations:read'] } as const;
 /** The query of a list, with a cursor the list could have issued as its example. */
-const pageQuery = (list: CreationList) =>
+const pageQuery = (list: 'tables' | 'areas') =>
   Type.Object(
     {
       limit: LimitParam,
@@ -21,7 +28,7 @@ const pageQuery = (list: CreationList) =>
         examples: [
           cursorAfter(
             {},
-            creationPositionOf(list, {
+            keysetPosition(list, creationOrder, {
               id: '0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d01',
               created_at: new Date('2026-10-08T09:30:00.000Z'),
             }),
@@ -50,7 +57,9 @@ export const listTablesRoute = apiRoute({
     },
   },
   handler: async (ctx, request) => {
-    const page = await creationPage('tables', request.query as PageQuery, (page) => listTables(ctx, page));
+    const page = await keysetPage('tables', creationOrder, request.query as PageQuery, (page) =>
+      listTables(ctx, page),
+    );
     return { ...page, data: page.data.map(publicTable) };
   },
 });
@@ -71,7 +80,9 @@ export const listAreasRoute = apiRoute({
     },
   },
   handler: async (ctx, request) => {
-    const page = await creationPage('areas', request.query as PageQuery, (page) => listAreas(ctx, page));
+    const page = await keysetPage('areas', creationOrder, request.query as PageQuery, (page) =>
+      listAreas(ctx, page),
+    );
     return { ...page, data: page.data.map(publicArea) };
   },
 });

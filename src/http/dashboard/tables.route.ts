@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { Ctx } from '../../domain/context.ts';
+import { creationOrder } from '../../domain/paging.ts';
 import { restaurantCtx } from '../../domain/restaurants/owned-restaurant.ts';
 import { createArea, deleteArea, listAreas, updateArea } from '../../domain/store/areas.service.ts';
 import {
@@ -24,8 +25,7 @@ import {
   updateTable,
 } from '../../domain/store/tables.service.ts';
 import type { SignedIn } from '../console/signed-in-api.ts';
-import { creationPage } from '../creation-page.ts';
-import { CursorParam, LimitParam, ListOf, type PageQuery } from '../pagination.ts';
+import { CursorParam, keysetPage, LimitParam, ListOf, type PageQuery } from '../pagination.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id';
 const uuid = Type.String({ format: 'uuid' });
@@ -67,7 +67,9 @@ export function tableRoutes(app: FastifyInstance, signedIn: SignedIn): void {
     },
     signedIn(false, async (ctx, accountId, request) => {
       const scoped = await inRestaurant(ctx, accountId, request);
-      return creationPage('areas', request.query as PageQuery, (page) => listAreas(scoped, page));
+      return keysetPage('areas', creationOrder, request.query as PageQuery, (page) =>
+        listAreas(scoped, page),
+      );
     }),
   );
 
@@ -136,7 +138,9 @@ export function tableRoutes(app: FastifyInstance, signedIn: SignedIn): void {
     },
     signedIn(false, async (ctx, accountId, request) => {
       const scoped = await inRestaurant(ctx, accountId, request);
-      return creationPage('tables', request.query as PageQuery, (page) => listTables(scoped, page));
+      return keysetPage('tables', creationOrder, request.query as PageQuery, (page) =>
+        listTables(scoped, page),
+      );
     }),
   );
 
