@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Type from 'typebox';
 import { setAppStatus } from '../../src/domain/apps/apps.service.ts';
+import { features, requireFeature } from '../../src/domain/plans.ts';
 import { setSubscriptionActive } from '../../src/domain/restaurants/restaurants.service.ts';
 import type { Scope } from '../../src/domain/scopes.ts';
 import { type ApiRoute, apiRoute } from '../../src/http/api-v1/api-route.ts';
-import { requirePlan } from '../../src/http/api-v1/auth.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp, tokenFor } from '../harness.ts';
@@ -21,7 +21,7 @@ const planRoutes = [
   apiRoute({
     method: 'GET',
     url: '/test/pro-feature',
-    auth: { scopes: ['reservations:read'], plans: ['pro', 'premium'] },
+    auth: { scopes: ['reservations:read'], feature: 'reservations' },
     schema: {
       operationId: 'testPro',
       summary: 'pro only',
@@ -42,7 +42,7 @@ const planRoutes = [
       response: { 200: okSchema, ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500) },
     },
     handler: async (_ctx, request, auth) => {
-      if (request.body.dine_in) requirePlan(auth, ['pro', 'premium'], 'order_types.dine_in');
+      if (request.body.dine_in) requireFeature(auth.plan, 'dine_in', 'order_types.dine_in');
       return { ok: true };
     },
   }),
@@ -204,8 +204,8 @@ describe('every /v1 operation', () => {
       });
     }
 
-    if (route.auth.plans) {
-      const plans = route.auth.plans;
+    if (route.auth.feature) {
+      const { plans } = features[route.auth.feature];
       test(`${name}: a plan other than ${plans.join(', ')} → 403 plan_required`, async () => {
         const starter = await makeTenant(t.ctx, { plan: 'starter' });
         const res = await call(route, bearer(starter.token));

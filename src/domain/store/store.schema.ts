@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Timestamp } from '../common.schema.ts';
+import { usableOrderStatuses } from '../orders/order-status.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -183,9 +184,6 @@ export const StorePatchSchema = Type.Object(
   },
 );
 export type StorePatch = Static<typeof StorePatchSchema>;
-
-/** The non-final order statuses a restaurant may use, in their order (spec: Order status). */
-export const usableOrderStatuses = ['pending', 'confirmed', 'preparing', 'ready'] as const;
 
 /** What the restaurant's owners may change besides (dashboard): PATCH /store's fields and these. */
 export const StoreSettingsPatchSchema = Type.Object(

@@ -16,6 +16,8 @@ import type { DB } from '../../db/schema.ts';
 import type { Clock, Ctx } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
+import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
+import { type Feature, requireFeature } from '../plans.ts';
 import type { Plan } from '../scopes.ts';
 import { characterCount } from '../text.ts';
 import { parseTimestamp } from '../timestamps.ts';
@@ -33,21 +35,13 @@ import {
   type StoreHoursInput,
   type StorePatch,
   type StoreSettingsPatch,
-  usableOrderStatuses,
 } from './store.schema.ts';
 
 /** Special days a restaurant may have ahead (spec: Limits). */
 export const maxSpecialDays = 60;
 
-/** Plans that include each order type (spec: dine_in needs Pro; pickup and delivery are in every plan). */
-const orderTypePlans: Record<OrderType, readonly Plan[]> = {
-  pickup: ['starter', 'pro', 'premium'],
-  delivery: ['starter', 'pro', 'premium'],
-  dine_in: ['pro', 'premium'],
-};
-
-/** The final order statuses every restaurant has, listed after the ones it uses. */
-const finalOrderStatuses = ['completed', 'cancelled'];
+/** The feature each order type needs (pickup and delivery are in every plan). */
+const orderTypeFeatures: Partial<Record<OrderType, Feature>> = { dine_in: 'dine_in' };
 
 function tenantOf(ctx: Ctx): string {
   if (ctx.tenantId === null) throw new Error('store operations act for one restaurant');
@@ -284,19 +278,6 @@ async function record(ctx: Ctx, type: EventType, { store, livemode }: LoadedStor
   });
 }
 
-/** The statuses in use: pending first, the others in their order, none twice. */
-function checkOrderStatuses(statuses: readonly string[]): void {
-  const inOrder = usableOrderStatuses.filter((status) => statuses.includes(status));
-  if (statuses[0] !== 'pending' || !isDeepStrictEqual(inOrder, [...statuses]))
-    throw new ApiError(
-      'invalid_request',
-      `order_statuses: pending first, then any of ${usableOrderStatuses.slice(1).join(', ')} in that order.`,
-      {
-        param: 'order_statuses',
-      },
-    );
-}
-
 /**
  * PATCH /store (the API sends its three fields; the dashboard may send the owner's settings too):
  * only the sent fields change. Switching an order type on needs a plan that includes it (403
@@ -308,14 +289,9 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
   const before = await loadStore(ctx, true);
   const { plan } = before;
   for (const type of orderTypes) {
-    if (
-      patch.order_types?.[type] === true &&
-      !before.store.order_types[type] &&
-      !orderTypePlans[type].includes(plan)
-    )
-      throw new ApiError('plan_required', `The ${plan} plan does not include ${type} orders.`, {
-        param: `order_types.${type}`,
-      });
+    const feature = orderTypeFeatures[type];
+    if (feature && patch.order_types?.[type] === true && !before.store.order_types[type])
+      requireFeature(plan, feature, `order_types.${type}`);
   }
   await ctx.db
     .updateTable('stores')

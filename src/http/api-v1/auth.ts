@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { type ApiAuth, checkAccessToken } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Plan } from '../../domain/scopes.ts';
+import { requireFeature } from '../../domain/plans.ts';
 import type { RouteAuth } from './api-route.ts';
 import { type ApiRateLimits, countConnectionRequest, refusalOfUnknownToken } from './rate-limit.ts';
 
@@ -79,18 +79,6 @@ export async function authenticate(
       headers: { 'www-authenticate': bearerChallenge({ error: 'insufficient_scope', scope: needed }) },
     });
   }
-  if (route.plans) requirePlan(auth, route.plans);
+  if (route.feature) requireFeature(auth.plan, route.feature);
   return auth;
-}
-
-/** 403 plan_required unless the restaurant's plan is one of `plans`; `param` names the field asking for it. */
-export function requirePlan(auth: ApiAuth, plans: readonly Plan[], param?: string): void {
-  if (plans.includes(auth.plan)) return;
-  throw new ApiError(
-    'plan_required',
-    `This needs the ${plans.join(' or ')} plan; the restaurant is on ${auth.plan}.`,
-    {
-      ...(param === undefined ? {} : { param }),
-    },
-  );
 }
