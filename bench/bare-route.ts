@@ -3,9 +3,10 @@
  * listening on 127.0.0.1. Same process, same global hooks (request id, onSend headers), same
  * serializer for the same schema: only the route's own work differs.
  */
+
+import { openLimiters } from '../src/adapters/rate-limit-stores.ts';
 import { buildApp } from '../src/app.ts';
 import type { Db } from '../src/db/client.ts';
-import { openLimiters } from '../src/domain/limits/limiters.ts';
 import type { BenchDatabase } from './databases.ts';
 
 export interface BenchApp {

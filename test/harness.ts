@@ -1,9 +1,10 @@
+import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type AppDeps, buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
@@ -117,6 +118,9 @@ export interface TestApp {
 
 export const testBaseUrl = 'http://servery.test';
 
+/** The password of every account the harness makes (makeTenant's developer, newAccount). */
+export const password = 'correct horse battery';
+
 /**
  * The whole service in-process on a fresh database, with a clock the test controls. `appUrl` gives
  * the console and dashboard a host of their own (default: the API host, testBaseUrl); `config`
@@ -174,9 +178,7 @@ function developerFor(ctx: Ctx): Promise<string> {
   let id = developers.get(ctx.db);
   if (!id) {
     const email = `dev-${process.pid}-${randomBytes(3).toString('hex')}@example.test`;
-    id = createAccount(ctx, { email, password: 'correct horse battery', developer: true }).then(
-      (account) => account.id,
-    );
+    id = createAccount(ctx, { email, password, developer: true }).then((account) => account.id);
     developers.set(ctx.db, id);
   }
   return id;
@@ -238,4 +240,61 @@ export async function tokenFor(ctx: Ctx, tenant: Tenant, scopes: readonly Scope[
 
 export function bearer(token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` };
+}
+
+// Signing in to the console and the dashboard, as their own pages do.
+
+let accountSerial = 0;
+export async function newAccount(test: TestApp, developer: boolean): Promise<{ id: string; email: string }> {
+  accountSerial += 1;
+  const email = `account-${accountSerial}-${process.pid}@example.test`;
+  const account = await createAccount(test.ctx, { email, password, developer });
+  return { id: account.id, email };
+}
+
+/** A JSON request as the console's or dashboard's own pages send it, with the session cookie. */
+export function call(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  cookie: string | null,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = {};
+  if (cookie) headers.cookie = cookie;
+  if (method !== 'GET') headers['content-type'] = 'application/json';
+  return app.inject({ method, url, headers, payload: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** Signs in on `/console` or `/dashboard` and returns the session cookie (`name=value`). */
+export async function signInTo(
+  app: FastifyInstance,
+  surface: 'console' | 'dashboard',
+  email: string,
+): Promise<string> {
+  const response = await call(app, 'POST', `/${surface}/api/sessions`, null, { email, password });
+  assert.equal(response.statusCode, 200, response.body);
+  const cookie = response.cookies[0];
+  assert.ok(cookie);
+  return `${cookie.name}=${cookie.value}`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
+export function json(response: LightMyRequestResponse): any {
+  return response.json();
+}
+
+/** A session of the developer of the tenant's app (makeTenant's developer owns its restaurant too). */
+export async function developerSession(
+  test: TestApp,
+  tenant: Tenant,
+  surface: 'console' | 'dashboard',
+): Promise<string> {
+  const developer = await test.database.db
+    .selectFrom('apps as p')
+    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
+    .select('a.email')
+    .where('p.id', '=', tenant.appId)
+    .executeTakeFirstOrThrow();
+  return signInTo(test.app, surface, developer.email);
 }

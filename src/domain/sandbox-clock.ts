@@ -7,7 +7,7 @@ import { InputError } from './errors.ts';
  * the database (migration 0014), so that every process of the installation, API and workers, reads
  * the same time. `servery clock advance` moves it forward; every time rule reads it (access-token
  * and code expiry, the refresh grace, pause ends, webhook retries…), and rate-limit windows start
- * anew (src/domain/limits/limiters.ts). What other machines check against their own clocks
+ * anew (src/adapters/rate-limit-stores.ts). What other machines check against their own clocks
  * (webhook signatures, second-factor codes) takes the lead off again (wallClockTime, context.ts).
  */
 

@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import type { TestApp } from '../harness.ts';
-import {
-  buildWebhookTestApp,
-  call,
-  json,
-  newAccount,
-  password,
-  signInTo,
-} from '../webhooks/webhook-helpers.ts';
+import { buildTestApp, call, json, newAccount, password, signInTo, type TestApp } from '../harness.ts';
 
 let t: TestApp;
 before(async () => {
-  t = await buildWebhookTestApp(false);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: false } });
 });
 after(() => t.close());
 

@@ -3,8 +3,17 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp, tokenFor } from '../harness.ts';
-import { call, newAccount, signInTo } from '../webhooks/webhook-helpers.ts';
+import {
+  bearer,
+  buildTestApp,
+  call,
+  makeTenant,
+  newAccount,
+  signInTo,
+  type Tenant,
+  type TestApp,
+  tokenFor,
+} from '../harness.ts';
 
 /*
  * The rules every surface applies to what it is sent (spec: Conventions, "JSON, UTF-8", Errors

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import type { TestApp } from '../harness.ts';
-import { buildWebhookTestApp, call, json, newAccount, signInTo } from '../webhooks/webhook-helpers.ts';
+import { buildTestApp, call, json, newAccount, signInTo, type TestApp } from '../harness.ts';
 
 let t: TestApp;
 let owner: { id: string; email: string };
 let cookie: string;
 before(async () => {
-  t = await buildWebhookTestApp(false);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: false } });
   owner = await newAccount(t, false);
   cookie = await signInTo(t.app, 'dashboard', owner.email);
 });

@@ -2,8 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import { bearer, buildTestApp, makeTenant, type TestApp } from '../harness.ts';
-import { call, json, newAccount, signInTo } from '../webhooks/webhook-helpers.ts';
+import {
+  bearer,
+  buildTestApp,
+  call,
+  json,
+  makeTenant,
+  newAccount,
+  signInTo,
+  type TestApp,
+} from '../harness.ts';
 
 /* The dashboard's JSON API for a restaurant's tables and areas: its owners only, writes checked. */
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { describeDemoData, seedDemoData } from '../../src/demo/demo-data.ts';
 import type { Ctx } from '../../src/domain/context.ts';
-import { describeDemoData, seedDemoData } from '../../src/domain/demo/demo-data.ts';
 import { sha256 } from '../../src/domain/ids.ts';
 import { createArea } from '../../src/domain/store/areas.service.ts';
 import type { TableInput } from '../../src/domain/store/table.schema.ts';

@@ -3,14 +3,13 @@ import { after, before, test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
-import type { TestApp } from '../harness.ts';
-import { buildWebhookTestApp, call, json, newAccount, password, signInTo } from './webhook-helpers.ts';
+import { buildTestApp, call, json, newAccount, password, signInTo, type TestApp } from '../harness.ts';
 
 let t: TestApp;
 let developer: { id: string; email: string };
 let cookie: string;
 before(async () => {
-  t = await buildWebhookTestApp(false);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: false } });
   developer = await newAccount(t, true);
   cookie = await signInTo(t.app, 'console', developer.email);
 });

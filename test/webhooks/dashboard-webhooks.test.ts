@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import type { TestApp } from '../harness.ts';
-import { buildWebhookTestApp, call, json, newAccount, signInTo } from './webhook-helpers.ts';
+import { buildTestApp, call, json, newAccount, signInTo, type TestApp } from '../harness.ts';
 
 // This file's service runs with WEBHOOKS_ALLOW_INSECURE on.
 let t: TestApp;
 let owner: { id: string; email: string };
 let cookie: string;
 before(async () => {
-  t = await buildWebhookTestApp(true);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: true } });
   owner = await newAccount(t, false);
   cookie = await signInTo(t.app, 'dashboard', owner.email);
 });

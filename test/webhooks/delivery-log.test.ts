@@ -4,21 +4,24 @@ import Stripe from 'stripe';
 import { recordEvent } from '../../src/domain/events/events.store.ts';
 import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-webhooks.service.ts';
 import { feedAll, idFor, record } from '../events/events-helpers.ts';
-import { bearer, makeTenant, type Tenant, type TestApp } from '../harness.ts';
-import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
 import {
-  buildWebhookTestApp,
+  bearer,
+  buildTestApp,
   call,
   developerSession,
   json,
+  makeTenant,
   newAccount,
   signInTo,
-} from './webhook-helpers.ts';
+  type Tenant,
+  type TestApp,
+} from '../harness.ts';
+import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  t = await buildWebhookTestApp(true);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: true } });
   receiver = await startReceiver();
 });
 after(async () => {

@@ -6,14 +6,13 @@ import { openDatabase } from '../../src/db/client.ts';
 import { rotateAppWebhookSecret, setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { fanOutDeliveries } from '../../src/domain/webhooks/delivery-fanout.ts';
 import { connectAnotherApp, idFor, record } from '../events/events-helpers.ts';
-import { bearer, makeTenant, type TestApp } from '../harness.ts';
+import { bearer, buildTestApp, makeTenant, type TestApp } from '../harness.ts';
 import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
-import { buildWebhookTestApp } from './webhook-helpers.ts';
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  t = await buildWebhookTestApp(true);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: true } });
   receiver = await startReceiver();
 });
 after(async () => {

@@ -3,14 +3,13 @@ import { after, before, test } from 'node:test';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
 import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-webhooks.service.ts';
 import { feedAll, idFor, record } from '../events/events-helpers.ts';
-import { makeTenant, type Tenant, type TestApp } from '../harness.ts';
+import { buildTestApp, call, json, makeTenant, signInTo, type Tenant, type TestApp } from '../harness.ts';
 import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
-import { buildWebhookTestApp, call, json, signInTo } from './webhook-helpers.ts';
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  t = await buildWebhookTestApp(true);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: true } });
   receiver = await startReceiver();
 });
 after(async () => {

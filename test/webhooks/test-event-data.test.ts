@@ -6,9 +6,17 @@ import { type EventType, eventTypes } from '../../src/domain/events/events.store
 import { scopes as allScopes, type Scope } from '../../src/domain/scopes.ts';
 import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-webhooks.service.ts';
 import { connectAnotherApp, record } from '../events/events-helpers.ts';
-import { bearer, makeTenant, type Tenant, type TestApp } from '../harness.ts';
+import {
+  bearer,
+  buildTestApp,
+  call,
+  developerSession,
+  json,
+  makeTenant,
+  type Tenant,
+  type TestApp,
+} from '../harness.ts';
 import { startReceiver, webhookFor } from './delivery-helpers.ts';
-import { buildWebhookTestApp, call, developerSession, json } from './webhook-helpers.ts';
 
 /*
  * A test event's data shows only what its receiver may see: the newest real event of a type the
@@ -19,7 +27,7 @@ let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let consoleCookie: string | undefined;
 before(async () => {
-  t = await buildWebhookTestApp(true);
+  t = await buildTestApp({ config: { webhooksAllowInsecure: true } });
   receiver = await startReceiver();
 });
 after(async () => {

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Limiters } from '../../domain/limits/limiters.ts';
+import type { Limiters } from '../../domain/limits.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
 import { type ApiRoute, destructiveExtension } from './api-route.ts';
 import { authenticate } from './auth.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type, { type TObject } from 'typebox';
 import type { Ctx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Limiters } from '../../domain/limits/limiters.ts';
+import type { Limiters } from '../../domain/limits.ts';
 import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../domain/webhooks/delivery.ts';
 import {
   checkTestEventType,

@@ -13,7 +13,7 @@ import {
 import { confirmTotpSetup, disableTotp, hasTotp, startTotpSetup } from '../../domain/accounts/totp.ts';
 import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Limiter, Limiters } from '../../domain/limits/limiters.ts';
+import type { Limiter, Limiters } from '../../domain/limits.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
 import { acceptJsonBodies } from '../json-body.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../domain/context.ts';
-import type { Limiters } from '../../domain/limits/limiters.ts';
+import type { Limiters } from '../../domain/limits.ts';
 import { createTokenLimits, type TokenLimits } from '../../domain/oauth/token-limits.ts';
 import { acceptOnlyFormBodies } from './form-body.ts';
 import { metadataRoute } from './metadata.route.ts';

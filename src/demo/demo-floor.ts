@@ -1,7 +1,7 @@
-import type { Ctx } from '../context.ts';
-import { createArea } from '../store/areas.service.ts';
-import type { TableInput } from '../store/table.schema.ts';
-import { createTable } from '../store/tables.service.ts';
+import type { Ctx } from '../domain/context.ts';
+import { createArea } from '../domain/store/areas.service.ts';
+import type { TableInput } from '../domain/store/table.schema.ts';
+import { createTable } from '../domain/store/tables.service.ts';
 
 /** What demoFloor adds, for the demo's description. */
 export const demoFloorSummary = '2 areas (Dining room, Terrace), 10 tables';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../../db/client.ts';
-import { createAccount } from '../accounts/accounts.service.ts';
-import { createApp, setAppStatus } from '../apps/apps.service.ts';
-import { issueAccessToken } from '../connections/access-tokens.ts';
-import { consentToApp } from '../connections/connections.service.ts';
-import { type Clock, systemCtx } from '../context.ts';
-import { createRestaurant } from '../restaurants/restaurants.service.ts';
-import { scopes } from '../scopes.ts';
+import type { Db } from '../db/client.ts';
+import { createAccount } from '../domain/accounts/accounts.service.ts';
+import { createApp, setAppStatus } from '../domain/apps/apps.service.ts';
+import { issueAccessToken } from '../domain/connections/access-tokens.ts';
+import { consentToApp } from '../domain/connections/connections.service.ts';
+import { type Clock, systemCtx } from '../domain/context.ts';
+import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
+import { scopes } from '../domain/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
 

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import type { Ctx } from '../context.ts';
-import { putStoreHours, updateStore, upsertClosure } from '../store/store.service.ts';
+import type { Ctx } from '../domain/context.ts';
+import { putStoreHours, updateStore, upsertClosure } from '../domain/store/store.service.ts';
 
 /** What demoStore sets, for the demo's description. */
 export const demoStoreSummary =
