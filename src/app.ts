@@ -13,18 +13,18 @@ import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
 import { registerOpenApi } from './http/api-v1/openapi.ts';
-import { clientErrorAnswer, newRequestId } from './http/client-error.ts';
 import { consolePlugin } from './http/console/console.plugin.ts';
 import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
 import { earlierMetadataAddress, rewriteEarlierApiAddress } from './http/earlier-addresses.ts';
-import { errorHandler, sendError, toApiError } from './http/error-reply.ts';
 import { healthRoute } from './http/health.route.ts';
-import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/json-body.ts';
-import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.ts';
 import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
 import { oauthPlugin } from './http/oauth/oauth.plugin.ts';
-import { parseQueryString } from './http/query-string.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { clientErrorAnswer, newRequestId } from './http/shared/client-error.ts';
+import { errorHandler, sendError, toApiError } from './http/shared/error-reply.ts';
+import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/shared/json-body.ts';
+import { notFoundOrMethodNotAllowed } from './http/shared/method-not-allowed.ts';
+import { parseQueryString } from './http/shared/query-string.ts';
+import { validatorCompiler } from './http/shared/validation.ts';
 
 export const apiVersion = '2026-10-08';
 

@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 
 /*
- * Keyset paging, the query's half (the cursor is the http half, src/http/pagination.ts):
+ * Keyset paging, the query's half (the cursor is the http half, src/http/shared/pagination.ts):
  * - a list is ordered by one time column, ascending or descending, then by id in the same
  *   direction, so the order is total even where many rows share a time;
  * - a page continues strictly beyond the last item's (key, id), never at an offset, so rows

@@ -12,7 +12,7 @@ import {
   type PageQuery,
   pagePosition,
   toPage,
-} from '../../src/http/pagination.ts';
+} from '../../src/http/shared/pagination.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 
 // Operations that exist only in this test, to exercise the conventions every /v1 operation shares.

@@ -7,7 +7,13 @@ import { Timestamp } from '../../src/domain/common.schema.ts';
 import { inPageOrder, type ListOrder, type SortKey } from '../../src/domain/paging.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
-import { CursorParam, keysetPage, LimitParam, ListOf, type PageQuery } from '../../src/http/pagination.ts';
+import {
+  CursorParam,
+  keysetPage,
+  LimitParam,
+  ListOf,
+  type PageQuery,
+} from '../../src/http/shared/pagination.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 
 // The keyset paging module over every sort key and direction, through a list that exists only in

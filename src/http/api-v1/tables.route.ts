@@ -11,7 +11,7 @@ import {
   LimitParam,
   ListOf,
   type PageQuery,
-} from '../pagination.ts';
+} from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../domain/context.ts';
-import { webhookRouteOptions } from './delivery-log.route.ts';
-import { type SignedInApiOptions, signedInApi } from './signed-in-api.ts';
+import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
+import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import { appWebhookRoutes } from './webhook.route.ts';
 
 /** Only developer accounts use the console. */

@@ -16,8 +16,8 @@ import {
   type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import { deliveryLogRoutes, type WebhookRouteOptions } from './delivery-log.route.ts';
-import type { SignedIn } from './signed-in-api.ts';
+import { deliveryLogRoutes, type WebhookRouteOptions } from '../shared/delivery-log.route.ts';
+import type { SignedIn } from '../shared/signed-in-api.ts';
 
 const base = '/console/api/apps/:client_id/webhook';
 const params = Type.Object({ client_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { webhookRouteOptions } from '../console/delivery-log.route.ts';
-import { type SignedInApiOptions, signedInApi } from '../console/signed-in-api.ts';
+import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
+import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import { storeRoutes } from './store.route.ts';
 import { tableRoutes } from './tables.route.ts';
 import { restaurantWebhookRoutes } from './webhooks.route.ts';

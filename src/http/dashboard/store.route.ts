@@ -29,7 +29,7 @@ import {
   updateStore,
   upsertClosure,
 } from '../../domain/store/store.service.ts';
-import type { SignedIn } from '../console/signed-in-api.ts';
+import type { SignedIn } from '../shared/signed-in-api.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id/store';
 const params = Type.Object(

@@ -24,8 +24,8 @@ import {
   regenerateQrKey,
   updateTable,
 } from '../../domain/store/tables.service.ts';
-import type { SignedIn } from '../console/signed-in-api.ts';
-import { CursorParam, keysetPage, LimitParam, ListOf, type PageQuery } from '../pagination.ts';
+import { CursorParam, keysetPage, LimitParam, ListOf, type PageQuery } from '../shared/pagination.ts';
+import type { SignedIn } from '../shared/signed-in-api.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id';
 const uuid = Type.String({ format: 'uuid' });

@@ -16,8 +16,8 @@ import {
   type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import { deliveryLogRoutes, type WebhookRouteOptions } from '../console/delivery-log.route.ts';
-import type { SignedIn } from '../console/signed-in-api.ts';
+import { deliveryLogRoutes, type WebhookRouteOptions } from '../shared/delivery-log.route.ts';
+import type { SignedIn } from '../shared/signed-in-api.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id/webhooks';
 const restaurantParams = Type.Object(

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../domain/context.ts';
 import type { Limiters } from '../../domain/limits.ts';
-import { textProblemIn } from '../validation.ts';
+import { textProblemIn } from '../shared/validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
 import { csrfBinding, formField, sendPage } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';

@@ -15,7 +15,7 @@ import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Limiter, Limiters } from '../../domain/limits.ts';
 import { writeTransaction } from '../../domain/write-collisions.ts';
-import { acceptJsonBodies } from '../json-body.ts';
+import { acceptJsonBodies } from './json-body.ts';
 
 export interface SignedInApiOptions {
   db: Db;

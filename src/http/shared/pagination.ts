@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
-import { ApiError } from '../domain/errors.ts';
-import { isUuid, sha256 } from '../domain/ids.ts';
-import type { ListOrder, PagePosition, PageRange, SortKey } from '../domain/paging.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { isUuid, sha256 } from '../../domain/ids.ts';
+import type { ListOrder, PagePosition, PageRange, SortKey } from '../../domain/paging.ts';
 
 /*
  * Lists (spec: Conventions, List filters): `limit` 1 to 100, default 25; the envelope

@@ -1,9 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ApiError } from '../domain/errors.ts';
-import { textProblem } from '../domain/text.ts';
-import { parseTimestamp } from '../domain/timestamps.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { textProblem } from '../../domain/text.ts';
+import { parseTimestamp } from '../../domain/timestamps.ts';
 
 /*
  * Request validation, the same for every surface. Unknown fields are never stripped: every object
