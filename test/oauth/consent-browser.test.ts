@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,10 @@ import { type BrowserContext, chromium } from 'playwright-core';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { authorizeQuery, makeAccount, makeApp, makeRestaurant, password } from './consent-helpers.ts';
 import { pkce } from './oauth-helpers.ts';
+
+/** Where the pages' screenshots are kept for a person to look at (ignored by git). */
+const screenshots = path.resolve(import.meta.dirname, '../../test-results');
+mkdirSync(screenshots, { recursive: true });
 
 /*
  * A real click-through in headless Chromium: the service listens on a local port, the app's
@@ -82,12 +86,14 @@ test('an owner signs in, picks a restaurant and connects; the browser lands on t
   await page.goto(`${serviceUrl}/oauth/authorize?${query}`);
   await page.getByLabel('E-mail').fill(owner.email);
   await page.getByLabel('Password').fill(password);
+  await page.screenshot({ path: path.join(screenshots, 'consent-sign-in.png'), fullPage: true });
   await page.getByRole('button', { name: 'Sign in' }).click();
 
   await page.getByRole('heading', { name: 'Connect Till Pro to your restaurant' }).waitFor();
   assert.ok(await page.getByText('see your orders').isVisible());
   assert.ok(await page.getByText('see your menu', { exact: true }).isVisible());
   await page.getByRole('radio', { name: chosen.name }).check();
+  await page.screenshot({ path: path.join(screenshots, 'consent-connect.png'), fullPage: true });
   await Promise.all([
     page.waitForURL(`${redirectUri}?**`),
     page.getByRole('button', { name: 'Connect' }).click(),
