@@ -11,7 +11,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { checkAccessToken } from '../src/domain/connections/access-tokens.ts';
 import { ConnectionSchema } from '../src/domain/connections/connection.schema.ts';
-import { systemCtx } from '../src/domain/context.ts';
+import { systemCtx } from '../src/domain/shared/context.ts';
 import { makeTenant } from '../test/harness.ts';
 import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';

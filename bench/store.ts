@@ -13,7 +13,7 @@
  * coming lunch) does not move; the body is checked again after the run.
  */
 import { DateTime } from 'luxon';
-import { systemCtx } from '../src/domain/context.ts';
+import { systemCtx } from '../src/domain/shared/context.ts';
 import { type Store, StoreSchema } from '../src/domain/store/store.schema.ts';
 import { getStore, updateStore } from '../src/domain/store/store.service.ts';
 import { makeTenant, tokenFor } from '../test/harness.ts';

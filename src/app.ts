@@ -7,8 +7,8 @@ import Fastify, {
 import { openLimiters } from './adapters/rate-limit-stores.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
-import { type Clock, systemClock } from './domain/context.ts';
-import type { Limiters } from './domain/limits.ts';
+import { type Clock, systemClock } from './domain/shared/context.ts';
+import type { Limiters } from './domain/shared/limits.ts';
 import type { ApiRoute } from './http/api-v1/api-route.ts';
 import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';

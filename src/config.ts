@@ -36,7 +36,7 @@ export interface Config {
   readonly trustProxy: false | string[];
   /**
    * Development only: the clock of every time rule is the system clock plus an offset that
-   * `servery clock advance` moves forward (src/domain/sandbox-clock.ts). Refused in production
+   * `servery clock advance` moves forward (src/domain/shared/sandbox-clock.ts). Refused in production
    * mode (NODE_ENV=production), where times must be real.
    */
   readonly sandboxClock: boolean;

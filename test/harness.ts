@@ -13,9 +13,9 @@ import { createAccount } from '../src/domain/accounts/accounts.service.ts';
 import { type AppType, createApp, setAppStatus } from '../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../src/domain/connections/access-tokens.ts';
 import { consentToApp } from '../src/domain/connections/connections.service.ts';
-import { type Clock, type Ctx, systemCtx } from '../src/domain/context.ts';
 import { createRestaurant } from '../src/domain/restaurants/restaurants.service.ts';
-import { scopes as allScopes, type Plan, type Scope } from '../src/domain/scopes.ts';
+import { type Clock, type Ctx, systemCtx } from '../src/domain/shared/context.ts';
+import { scopes as allScopes, type Plan, type Scope } from '../src/domain/shared/scopes.ts';
 import type { ApiRoute } from '../src/http/api-v1/api-route.ts';
 import { checkAnswersAgainstDocument } from './openapi-responses.ts';
 

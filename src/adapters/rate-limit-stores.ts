@@ -7,8 +7,8 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import { type Db, postgresPoolOf } from '../db/client.ts';
-import type { Clock } from '../domain/context.ts';
-import type { Limiter, Limiters, LimitState } from '../domain/limits.ts';
+import type { Clock } from '../domain/shared/context.ts';
+import type { Limiter, Limiters, LimitState } from '../domain/shared/limits.ts';
 
 /** Where the service keeps its data, which decides where the limits count. */
 export interface LimitsStore {

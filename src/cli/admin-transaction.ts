@@ -3,9 +3,9 @@ import { loadConfig } from '../config.ts';
 import { type Database, DataDirInUseError, openDatabase } from '../db/client.ts';
 import { dataDirSocketUrl } from '../db/data-dir-socket.ts';
 import { migrationNames } from '../db/migrate.ts';
-import { type Ctx, systemClock, systemCtx } from '../domain/context.ts';
-import { InputError } from '../domain/errors.ts';
-import { readSandboxClock } from '../domain/sandbox-clock.ts';
+import { type Ctx, systemClock, systemCtx } from '../domain/shared/context.ts';
+import { InputError } from '../domain/shared/errors.ts';
+import { readSandboxClock } from '../domain/shared/sandbox-clock.ts';
 
 /**
  * Runs an admin command's work in one transaction on the configured database, as the system

@@ -8,7 +8,7 @@ import {
   createClientSecret,
   setAppStatus,
 } from '../domain/apps/apps.service.ts';
-import { InputError } from '../domain/errors.ts';
+import { InputError } from '../domain/shared/errors.ts';
 import { inAdminTransaction } from './admin-transaction.ts';
 import {
   onlyArgument,

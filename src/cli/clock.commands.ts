@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { InputError } from '../domain/errors.ts';
+import { InputError } from '../domain/shared/errors.ts';
 import {
   advanceSandboxClock,
   maxSandboxOffsetSeconds,
   resetSandboxClock,
   sandboxClockRefreshMs,
-} from '../domain/sandbox-clock.ts';
+} from '../domain/shared/sandbox-clock.ts';
 import { inAdminTransaction } from './admin-transaction.ts';
 import { onlyArgument, parseCommandLine, printResult } from './command-line.ts';
 

@@ -1,4 +1,4 @@
-import { InputError } from '../domain/errors.ts';
+import { InputError } from '../domain/shared/errors.ts';
 
 /** Reads a command's options with node:util parseArgs; its errors become one-line InputErrors. */
 export function parseCommandLine<T>(command: string, parse: () => T): T {

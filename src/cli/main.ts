@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError } from '../config.ts';
-import { InputError } from '../domain/errors.ts';
+import { InputError } from '../domain/shared/errors.ts';
 import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { clockCommand } from './clock.commands.ts';

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { findAccountByEmail } from '../domain/accounts/accounts.service.ts';
-import { InputError } from '../domain/errors.ts';
 import {
   createRestaurant,
   findRestaurant,
   type Language,
   setSubscriptionActive,
 } from '../domain/restaurants/restaurants.service.ts';
-import type { Plan } from '../domain/scopes.ts';
+import { InputError } from '../domain/shared/errors.ts';
+import type { Plan } from '../domain/shared/scopes.ts';
 import { inAdminTransaction } from './admin-transaction.ts';
 import { onlyArgument, optionalText, parseCommandLine, printResult, required } from './command-line.ts';
 

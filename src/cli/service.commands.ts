@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
-import { InputError } from '../domain/errors.ts';
+import { InputError } from '../domain/shared/errors.ts';
 import { openConfiguredDatabase } from './admin-transaction.ts';
 import { parseCommandLine, printResult } from './command-line.ts';
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { Ctx } from '../domain/context.ts';
-import { ApiError, InputError } from '../domain/errors.ts';
 import { findRestaurant } from '../domain/restaurants/restaurants.service.ts';
+import type { Ctx } from '../domain/shared/context.ts';
+import { ApiError, InputError } from '../domain/shared/errors.ts';
 import { createArea, deleteArea, listAreas, updateArea } from '../domain/store/areas.service.ts';
 import type { DashboardArea, DashboardTable, TablePatch } from '../domain/store/table.schema.ts';
 import {

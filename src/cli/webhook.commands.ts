@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import type { Ctx } from '../domain/context.ts';
-import { ApiError, InputError } from '../domain/errors.ts';
 import { findRestaurant } from '../domain/restaurants/restaurants.service.ts';
+import type { Ctx } from '../domain/shared/context.ts';
+import { ApiError, InputError } from '../domain/shared/errors.ts';
 import {
   getAppWebhook,
   listAppWebhookSecrets,

@@ -5,9 +5,9 @@ import { createAccount } from '../domain/accounts/accounts.service.ts';
 import { createApp, setAppStatus } from '../domain/apps/apps.service.ts';
 import { issueAccessToken } from '../domain/connections/access-tokens.ts';
 import { consentToApp } from '../domain/connections/connections.service.ts';
-import { type Clock, systemCtx } from '../domain/context.ts';
 import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
-import { scopes } from '../domain/scopes.ts';
+import { type Clock, systemCtx } from '../domain/shared/context.ts';
+import { scopes } from '../domain/shared/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
 

@@ -1,4 +1,4 @@
-import type { Ctx } from '../domain/context.ts';
+import type { Ctx } from '../domain/shared/context.ts';
 import { createArea } from '../domain/store/areas.service.ts';
 import type { TableInput } from '../domain/store/table.schema.ts';
 import { createTable } from '../domain/store/tables.service.ts';

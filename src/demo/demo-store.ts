@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Ctx } from '../domain/context.ts';
+import type { Ctx } from '../domain/shared/context.ts';
 import { putStoreHours, updateStore, upsertClosure } from '../domain/store/store.service.ts';
 
 /** What demoStore sets, for the demo's description. */

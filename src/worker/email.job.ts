@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
-import type { Clock } from '../domain/context.ts';
 import { claimDueEmails, markEmailFailed, markEmailSent } from '../domain/email/email-delivery.store.ts';
+import type { Clock } from '../domain/shared/context.ts';
 import type { EmailTransport } from './email-transport.ts';
 
 /** Mails claimed per run, sent side by side. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
-import type { Clock } from '../domain/context.ts';
 import { stampEventPositions } from '../domain/events/positions.ts';
+import type { Clock } from '../domain/shared/context.ts';
 import type { WebhookSender } from '../domain/webhooks/delivery.ts';
 import { fanOutDeliveries } from '../domain/webhooks/delivery-fanout.ts';
 

@@ -1,5 +1,5 @@
 import { startTotpSetup } from '../../src/domain/accounts/totp.ts';
-import type { Ctx } from '../../src/domain/context.ts';
+import type { Ctx } from '../../src/domain/shared/context.ts';
 
 /**
  * Gives the account a second factor in force, as if it had set one up and confirmed it (that

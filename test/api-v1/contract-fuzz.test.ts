@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { errorStatus } from '../../src/domain/errors.ts';
+import { errorStatus } from '../../src/domain/shared/errors.ts';
 import type { ApiRoute } from '../../src/http/api-v1/api-route.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';

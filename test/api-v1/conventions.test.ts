@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Type from 'typebox';
-import { Timestamp } from '../../src/domain/common.schema.ts';
-import { ApiError, type ErrorCode, errorStatus } from '../../src/domain/errors.ts';
+import { Timestamp } from '../../src/domain/shared/common.schema.ts';
+import { ApiError, type ErrorCode, errorStatus } from '../../src/domain/shared/errors.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Type from 'typebox';
-import { ApiError } from '../../src/domain/errors.ts';
 import { claimKey } from '../../src/domain/idempotency/idempotency.store.ts';
-import { sha256 } from '../../src/domain/ids.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
+import { ApiError } from '../../src/domain/shared/errors.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp, tokenFor } from '../harness.ts';

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import Type from 'typebox';
-import { Timestamp } from '../../src/domain/common.schema.ts';
-import { inPageOrder, type ListOrder, type SortKey } from '../../src/domain/paging.ts';
+import { Timestamp } from '../../src/domain/shared/common.schema.ts';
+import { inPageOrder, type ListOrder, type SortKey } from '../../src/domain/shared/paging.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import {

@@ -9,9 +9,9 @@ import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
-import { systemCtx } from '../../src/domain/context.ts';
-import { sha256 } from '../../src/domain/ids.ts';
 import { setSubscriptionActive } from '../../src/domain/restaurants/restaurants.service.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import {

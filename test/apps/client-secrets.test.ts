@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createClientSecret, replacedSecretValidMs } from '../../src/domain/apps/apps.service.ts';
-import { type Ctx, systemCtx } from '../../src/domain/context.ts';
-import { InputError } from '../../src/domain/errors.ts';
-import { sha256 } from '../../src/domain/ids.ts';
+import { type Ctx, systemCtx } from '../../src/domain/shared/context.ts';
+import { InputError } from '../../src/domain/shared/errors.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { makeTenant, openTestDatabase, TestClock } from '../harness.ts';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;

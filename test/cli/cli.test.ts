@@ -4,8 +4,8 @@ import type { Db } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { verifyPassword } from '../../src/domain/accounts/password.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
-import { systemCtx } from '../../src/domain/context.ts';
-import { sha256 } from '../../src/domain/ids.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { type CliDatabase, jsonOf, openCliDatabase } from './cli-runner.ts';
 
 let database: CliDatabase;

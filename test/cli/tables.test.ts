@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Db } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
-import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
 import { type CliDatabase, jsonOf, openCliDatabase } from './cli-runner.ts';
 
 /* `servery table …` and `servery area …`: the real CLI in a child process, on this file's own database. */

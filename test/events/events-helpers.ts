@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
 import { consentToApp } from '../../src/domain/connections/connections.service.ts';
-import type { Ctx } from '../../src/domain/context.ts';
 import { type EventType, recordEvent } from '../../src/domain/events/events.store.ts';
 import { eventId, stampEventPositions } from '../../src/domain/events/positions.ts';
-import { scopes as allScopes, type Scope } from '../../src/domain/scopes.ts';
+import type { Ctx } from '../../src/domain/shared/context.ts';
+import { scopes as allScopes, type Scope } from '../../src/domain/shared/scopes.ts';
 import { bearer, type Tenant, type TestApp } from '../harness.ts';
 
 /** Records one restaurant event (not app.*) the way domain code does, in its own transaction. */

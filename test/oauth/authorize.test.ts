@@ -6,8 +6,8 @@ import { Secret, TOTP } from 'otpauth';
 import pino from 'pino';
 import { buildApp, redactedLogPaths } from '../../src/app.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
-import { InputError } from '../../src/domain/errors.ts';
-import { sha256 } from '../../src/domain/ids.ts';
+import { InputError } from '../../src/domain/shared/errors.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import {

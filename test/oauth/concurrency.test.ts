@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { sha256 } from '../../src/domain/ids.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { buildTestApp, type TestApp } from '../harness.ts';
 import {
   credentials,

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { type AppType, createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
-import type { Ctx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import type { Scope } from '../../src/domain/scopes.ts';
+import type { Ctx } from '../../src/domain/shared/context.ts';
+import type { Scope } from '../../src/domain/shared/scopes.ts';
 
 export const password = 'correct horse battery staple';
 

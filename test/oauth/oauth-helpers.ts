@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { type AppType, setAppStatus } from '../../src/domain/apps/apps.service.ts';
-import { newId, newSecret, sha256 } from '../../src/domain/ids.ts';
 import { issueAuthorizationCode } from '../../src/domain/oauth/authorization-codes.ts';
 import type { TokenResponse } from '../../src/domain/oauth/token-response.schema.ts';
-import type { Scope } from '../../src/domain/scopes.ts';
+import { newId, newSecret, sha256 } from '../../src/domain/shared/ids.ts';
+import type { Scope } from '../../src/domain/shared/scopes.ts';
 import { makeTenant, type Tenant, type TestApp } from '../harness.ts';
 
 export const redirectUri = 'https://app.example.test/callback';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { keyLifetimeMs } from '../../src/domain/idempotency/idempotency.store.ts';
-import { newId } from '../../src/domain/ids.ts';
+import { newId } from '../../src/domain/shared/ids.ts';
 import {
   bearer,
   freePort,

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import Stripe from 'stripe';
-import { systemCtx } from '../../src/domain/context.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { makeTenant } from '../harness.ts';
 import {

@@ -14,9 +14,9 @@ import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
 import { consentToApp } from '../../src/domain/connections/connections.service.ts';
-import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
-import { scopes } from '../../src/domain/scopes.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
+import { scopes } from '../../src/domain/shared/scopes.ts';
 import { migratedPgliteDump, openTestDatabase } from '../harness.ts';
 
 export { bearer } from '../harness.ts';

@@ -11,8 +11,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { after, test } from 'node:test';
 import Stripe from 'stripe';
 import type { Db } from '../../src/db/client.ts';
-import { systemCtx } from '../../src/domain/context.ts';
 import { recordEvent } from '../../src/domain/events/events.store.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { makeTenant, type Tenant } from '../harness.ts';
 import {

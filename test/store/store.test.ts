@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
-import type { Scope } from '../../src/domain/scopes.ts';
+import type { Scope } from '../../src/domain/shared/scopes.ts';
 import { liftEndedPauses } from '../../src/domain/store/store.service.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 

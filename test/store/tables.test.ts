@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { describeDemoData, seedDemoData } from '../../src/demo/demo-data.ts';
-import type { Ctx } from '../../src/domain/context.ts';
-import { sha256 } from '../../src/domain/ids.ts';
+import type { Ctx } from '../../src/domain/shared/context.ts';
+import { sha256 } from '../../src/domain/shared/ids.ts';
 import { createArea } from '../../src/domain/store/areas.service.ts';
 import type { TableInput } from '../../src/domain/store/table.schema.ts';
 import { createTable, updateTable } from '../../src/domain/store/tables.service.ts';

@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test';
 import type { Db } from '../../src/db/client.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
-import { systemCtx } from '../../src/domain/context.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
 import { type CliDatabase, jsonOf, openCliDatabase } from '../cli/cli-runner.ts';
 
 /* The real `servery` CLI in a child process, on this file's own database (as test/cli/cli.test.ts). */

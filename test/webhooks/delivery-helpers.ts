@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { Db } from '../../src/db/client.ts';
-import type { Clock } from '../../src/domain/context.ts';
+import type { Clock } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import {
   type WebhookDeliverySettings,

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { consentToApp } from '../../src/domain/connections/connections.service.ts';
 import { eventExample } from '../../src/domain/events/event-examples.ts';
 import { type EventType, eventTypes } from '../../src/domain/events/events.store.ts';
-import { scopes as allScopes, type Scope } from '../../src/domain/scopes.ts';
+import { scopes as allScopes, type Scope } from '../../src/domain/shared/scopes.ts';
 import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-webhooks.service.ts';
 import { connectAnotherApp, record } from '../events/events-helpers.ts';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../src/domain/errors.ts';
+import { ApiError } from '../../src/domain/shared/errors.ts';
 import { checkEventSelection, eventGroups } from '../../src/domain/webhooks/event-selection.ts';
 import {
   type AddressRules,

@@ -1,6 +1,6 @@
-import type { Ctx } from '../context.ts';
-import { InputError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { InputError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
 import { hashPassword } from './password.ts';
 
 export interface NewAccount {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
-import type { Ctx } from '../context.ts';
-import { newSecret, sha256 } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newSecret, sha256 } from '../shared/ids.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { checkTotpCode } from './totp.ts';
 

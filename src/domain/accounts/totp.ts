@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
-import { type Ctx, wallClockTime } from '../context.ts';
-import { InputError } from '../errors.ts';
+import { type Ctx, wallClockTime } from '../shared/context.ts';
+import { InputError } from '../shared/errors.ts';
 import { findAccountByEmail } from './accounts.service.ts';
 
 /*

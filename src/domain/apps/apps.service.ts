@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { AppsTable } from '../../db/schema.ts';
-import type { Ctx } from '../context.ts';
-import { InputError } from '../errors.ts';
-import { newId, newSecret, sha256 } from '../ids.ts';
-import { isScope, type Scope } from '../scopes.ts';
-import { characterCount } from '../text.ts';
+import type { Ctx } from '../shared/context.ts';
+import { InputError } from '../shared/errors.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { isScope, type Scope } from '../shared/scopes.ts';
+import { characterCount } from '../shared/text.ts';
 import { classifyRedirectUri } from './redirect-uri.ts';
 
 export const appTypes = ['confidential', 'public'] as const;

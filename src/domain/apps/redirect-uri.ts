@@ -1,4 +1,4 @@
-import { characterCount } from '../text.ts';
+import { characterCount } from '../shared/text.ts';
 
 /*
  * What a registered redirect URI must be (spec: Authentication, Redirect URIs):

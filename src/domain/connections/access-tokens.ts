@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import { CompiledQuery, type InferResult, sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import type { Ctx } from '../context.ts';
-import { newId, newSecret, sha256 } from '../ids.ts';
-import type { Plan, Scope } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import type { Plan, Scope } from '../shared/scopes.ts';
 import { type Connection, toConnection } from './connection.schema.ts';
 
 export const accessTokenLifetimeSeconds = 3600;

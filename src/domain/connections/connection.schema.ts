@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp } from '../common.schema.ts';
-import { type Plan, plans, type Scope, scopes } from '../scopes.ts';
+import { Timestamp } from '../shared/common.schema.ts';
+import { type Plan, plans, type Scope, scopes } from '../shared/scopes.ts';
 import { connectionRateLimit } from './rate-limit.ts';
 
 /** The Connection resource exactly as the spec's table lists it (`GET /me`). */

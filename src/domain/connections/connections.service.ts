@@ -1,9 +1,9 @@
-import type { Ctx } from '../context.ts';
 import { emailOwners } from '../email/email-outbox.ts';
-import { ApiError, InputError } from '../errors.ts';
 import { recordEvent } from '../events/events.store.ts';
-import { newId } from '../ids.ts';
-import { isScope, type Scope } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError, InputError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { isScope, type Scope } from '../shared/scopes.ts';
 import { type Connection, type ConnectionRevoked, toConnection } from './connection.schema.ts';
 import { scopeDescriptions } from './scope-descriptions.ts';
 

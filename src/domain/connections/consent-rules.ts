@@ -1,6 +1,6 @@
 import type { AppStatus, AppType } from '../apps/apps.service.ts';
 import type { RedirectUriKind } from '../apps/redirect-uri.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../shared/context.ts';
 
 export interface ConsentingApp {
   developerId: string;

@@ -1,4 +1,4 @@
-import type { Scope } from '../scopes.ts';
+import type { Scope } from '../shared/scopes.ts';
 
 /** What each scope lets an app do, in plain words (the consent page, e-mails to owners). */
 export const scopeDescriptions: Readonly<Record<Scope, string>> = {

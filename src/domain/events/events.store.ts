@@ -1,5 +1,5 @@
-import type { Ctx } from '../context.ts';
-import { newId } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newId } from '../shared/ids.ts';
 
 export const eventTypes = [
   'order.created',

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
 import { connectionAudience, envelopeJson, type RecordedEvent } from './envelope.ts';
 import { beforeAnyEvent, eventId, eventIdPattern, positionOf, stampEventPositions } from './positions.ts';
 import { retentionCutoff } from './retention.ts';

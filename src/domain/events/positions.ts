@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import { sha256 } from '../ids.ts';
+import { sha256 } from '../shared/ids.ts';
 
 /** Arbitrary constant naming the sequencer's advisory lock. */
 const sequencerLock = 727_2027;

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts';
-import type { Scope } from '../scopes.ts';
+import { ApiError } from '../shared/errors.ts';
+import type { Scope } from '../shared/scopes.ts';
 import { type EventType, eventTypes } from './events.store.ts';
 
 /** decisions.md, Events: the read scope that shows each group of the restaurant's events. */

@@ -1,8 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
-import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { ApiError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
 
 /*
  * Idempotency keys (spec: Limits, Idempotency), state in the database so it holds across processes:

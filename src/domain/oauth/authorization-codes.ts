@@ -1,7 +1,7 @@
-import type { Ctx } from '../context.ts';
-import { InputError } from '../errors.ts';
-import { newId, newSecret, sha256 } from '../ids.ts';
-import type { Scope } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { InputError } from '../shared/errors.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import type { Scope } from '../shared/scopes.ts';
 
 export const authorizationCodeLifetimeSeconds = 10 * 60;
 export const authorizationCodePattern = /^svc_ac_[A-Za-z0-9_-]{43}$/;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AppStatus, AppType } from '../apps/apps.service.ts';
-import type { Ctx } from '../context.ts';
-import { sha256 } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { sha256 } from '../shared/ids.ts';
 import type { ClientCredentials } from './client-credentials.ts';
 import { InvalidClient, UnauthorizedClient } from './oauth-errors.ts';
 

@@ -1,4 +1,4 @@
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../shared/context.ts';
 import { InvalidGrant } from './oauth-errors.ts';
 
 export interface ActiveConnection {

@@ -1,4 +1,4 @@
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../shared/context.ts';
 
 /** How long a used refresh token may be presented again under the grace rule. */
 export const refreshGraceSeconds = 60;

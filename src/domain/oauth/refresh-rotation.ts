@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { accessTokenLifetimeSeconds } from '../connections/access-tokens.ts';
-import type { Ctx } from '../context.ts';
-import { newId, newSecret, sha256 } from '../ids.ts';
-import { scopes as allScopes } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { scopes as allScopes } from '../shared/scopes.ts';
 import type { Client } from './client-authentication.ts';
 import { refreshTokenLifetimeSeconds } from './refresh-tokens.ts';
 import type { TokenResponse } from './token-response.schema.ts';

@@ -1,6 +1,6 @@
-import type { Ctx } from '../context.ts';
-import { sha256 } from '../ids.ts';
-import { scopes as allScopes } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { sha256 } from '../shared/ids.ts';
+import { scopes as allScopes } from '../shared/scopes.ts';
 import type { Client } from './client-authentication.ts';
 import { checkConnectionActive } from './connection-check.ts';
 import { InvalidGrant } from './oauth-errors.ts';

@@ -1,6 +1,6 @@
-import type { Ctx } from '../context.ts';
-import { newId, newSecret, sha256 } from '../ids.ts';
-import type { Scope } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import type { Scope } from '../shared/scopes.ts';
 
 /** A refresh token lives 180 days from its issue, which is the last use of its family. */
 export const refreshTokenLifetimeSeconds = 180 * 24 * 3600;

@@ -1,6 +1,6 @@
 import { accessTokenPattern } from '../connections/access-tokens.ts';
-import type { Ctx } from '../context.ts';
-import { sha256 } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { sha256 } from '../shared/ids.ts';
 import type { Client } from './client-authentication.ts';
 import { refreshTokenPattern } from './refresh-tokens.ts';
 import { lockFamily, revokeFamily } from './token-families.ts';

@@ -1,4 +1,4 @@
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../shared/context.ts';
 
 /*
  * A token family is everything issued through one authorization code: its refresh tokens and

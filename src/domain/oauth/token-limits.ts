@@ -1,4 +1,4 @@
-import type { Limiters, LimitState } from '../limits.ts';
+import type { Limiters, LimitState } from '../shared/limits.ts';
 import { TemporarilyUnavailable } from './oauth-errors.ts';
 
 /** decisions.md, "Limits the spec leaves open". */

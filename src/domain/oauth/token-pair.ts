@@ -1,6 +1,6 @@
 import { accessTokenLifetimeSeconds, issueAccessToken } from '../connections/access-tokens.ts';
-import type { Ctx } from '../context.ts';
-import type { Scope } from '../scopes.ts';
+import type { Ctx } from '../shared/context.ts';
+import type { Scope } from '../shared/scopes.ts';
 import type { ActiveConnection } from './connection-check.ts';
 import type { OAuthError } from './oauth-errors.ts';
 import { issueRefreshToken } from './refresh-tokens.ts';

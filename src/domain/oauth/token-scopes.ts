@@ -1,4 +1,4 @@
-import { scopes as allScopes, isScope, type Scope } from '../scopes.ts';
+import { scopes as allScopes, isScope, type Scope } from '../shared/scopes.ts';
 import { InvalidScope } from './oauth-errors.ts';
 
 /*

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../shared/errors.ts';
 
 /** The non-final order statuses a restaurant may use, in their order (spec: Order status). */
 export const usableOrderStatuses = ['pending', 'confirmed', 'preparing', 'ready'] as const;

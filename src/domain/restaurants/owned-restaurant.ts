@@ -1,6 +1,6 @@
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { isUuid } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid } from '../shared/ids.ts';
 
 /** Which restaurant: as one of its owners (dashboard) or as the operator (CLI: accountId null). */
 export interface RestaurantRef {

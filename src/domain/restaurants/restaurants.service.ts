@@ -1,8 +1,8 @@
-import type { Ctx } from '../context.ts';
-import { InputError } from '../errors.ts';
-import { isUuid, newId } from '../ids.ts';
-import { type Plan, plans } from '../scopes.ts';
-import { characterCount } from '../text.ts';
+import type { Ctx } from '../shared/context.ts';
+import { InputError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { type Plan, plans } from '../shared/scopes.ts';
+import { characterCount } from '../shared/text.ts';
 
 export const languages = ['de', 'en', 'fr', 'es', 'it'] as const;
 export type Language = (typeof languages)[number];

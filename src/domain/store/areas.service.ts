@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { StoreAreasTable } from '../../db/schema.ts';
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { isUuid, newId } from '../ids.ts';
-import { creationOrder, inPageOrder, type PageRange } from '../paging.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { creationOrder, inPageOrder, type PageRange } from '../shared/paging.ts';
 import { checkedText } from './floor-input.ts';
 import {
   type Area,

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts';
-import { characterCount } from '../text.ts';
+import { ApiError } from '../shared/errors.ts';
+import { characterCount } from '../shared/text.ts';
 import { maxPartySize } from './table.schema.ts';
 
 /*

@@ -13,15 +13,15 @@ import {
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Clock, Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
 import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
-import { type Feature, requireFeature } from '../plans.ts';
-import type { Plan } from '../scopes.ts';
-import { characterCount } from '../text.ts';
-import { parseTimestamp } from '../timestamps.ts';
-import { lockOrCollide, writeTransaction } from '../write-collisions.ts';
+import type { Clock, Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { type Feature, requireFeature } from '../shared/plans.ts';
+import type { Plan } from '../shared/scopes.ts';
+import { characterCount } from '../shared/text.ts';
+import { parseTimestamp } from '../shared/timestamps.ts';
+import { lockOrCollide, writeTransaction } from '../shared/write-collisions.ts';
 import { localDate, storeStatus } from './schedule.ts';
 import {
   type Closure,

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp } from '../common.schema.ts';
+import { Timestamp } from '../shared/common.schema.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { isUuid, newId } from '../ids.ts';
-import { creationOrder, inPageOrder, type PageRange } from '../paging.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { creationOrder, inPageOrder, type PageRange } from '../shared/paging.ts';
 import { checkAreaForTable } from './areas.service.ts';
 import { checkedPartySize, checkedText } from './floor-input.ts';
 import {

@@ -1,6 +1,6 @@
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
 import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import type { Clock } from '../context.ts';
 import { envelopeJson, type RecordedEvent } from '../events/envelope.ts';
 import type { EventType } from '../events/events.store.ts';
 import { visibleTypes } from '../events/visibility.ts';
-import { newId } from '../ids.ts';
+import type { Clock } from '../shared/context.ts';
+import { newId } from '../shared/ids.ts';
 
 /** Most events one fan-out takes; the rest wait for the next run. */
 const fanoutBatch = 500;

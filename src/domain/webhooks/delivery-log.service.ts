@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
 import { envelopeJson } from '../events/envelope.ts';
 import { type ExampleAudience, eventExample } from '../events/event-examples.ts';
 import { type EventType, eventTypes, type NewEvent, recordEvent } from '../events/events.store.ts';
 import { eventId, stampEventPositions } from '../events/positions.ts';
 import { visibleTypes } from '../events/visibility.ts';
-import { isUuid, newId } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
 import { claimForResend, send, type WebhookDeliverySettings, writeOutcomes } from './delivery.ts';
 import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
 

@@ -3,8 +3,8 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { OutboundHttpClient } from '../../adapters/outbound-http.ts';
 import type { Db } from '../../db/client.ts';
-import { type Clock, systemCtx, wallClockTime } from '../context.ts';
 import { eventId } from '../events/positions.ts';
+import { type Clock, systemCtx, wallClockTime } from '../shared/context.ts';
 import { signatureHeader } from './signature.ts';
 import { countOutcomes } from './switching-off.ts';
 

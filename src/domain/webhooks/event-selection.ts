@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts';
 import { eventTypes } from '../events/events.store.ts';
+import { ApiError } from '../shared/errors.ts';
 
 /**
  * The groups a selection may name: `*` (every type) and `<prefix>.*` for every dotted prefix of a

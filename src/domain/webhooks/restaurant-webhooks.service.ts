@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { WebhooksTable } from '../../db/schema.ts';
-import type { Ctx } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { isUuid, newId } from '../ids.ts';
 import { ownedRestaurant, type RestaurantRef } from '../restaurants/owned-restaurant.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
 import type { LoggedWebhook } from './delivery-log.service.ts';
 import { checkEventSelection } from './event-selection.ts';
 import { addSigningSecret, rotateSigningSecret, signingSecrets } from './signing-secrets.ts';

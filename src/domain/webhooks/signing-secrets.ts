@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
-import type { Ctx } from '../context.ts';
-import { newId, newSecret } from '../ids.ts';
+import type { Ctx } from '../shared/context.ts';
+import { newId, newSecret } from '../shared/ids.ts';
 import type { RotatedSecret } from './webhook.schema.ts';
 
 /** How long a replaced signing secret keeps signing (spec: Limits, old signing secret 24 h). */

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
-import type { Ctx } from '../context.ts';
 import { emailOwners, queueEmail } from '../email/email-outbox.ts';
+import type { Ctx } from '../shared/context.ts';
 
 /** spec: Webhooks: at least 10 failed attempts in a row and nothing succeeding for 24 hours. */
 const failuresToSwitchOff = 10;

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { refusedRange } from '../../adapters/outbound-http.ts';
-import { ApiError } from '../errors.ts';
-import { characterCount } from '../text.ts';
+import { ApiError } from '../shared/errors.ts';
+import { characterCount } from '../shared/text.ts';
 
 export const maxWebhookUrlLength = 500;
 

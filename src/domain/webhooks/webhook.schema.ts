@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import Type, { type Static } from 'typebox';
 import type { WebhooksTable } from '../../db/schema.ts';
-import { Timestamp } from '../common.schema.ts';
+import { Timestamp } from '../shared/common.schema.ts';
 
 const webhookFields = {
   object: Type.Literal('webhook'),

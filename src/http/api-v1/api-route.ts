@@ -10,15 +10,15 @@ import type {
 } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
-import type { Ctx } from '../../domain/context.ts';
-import type { Feature } from '../../domain/plans.ts';
-import type { Scope } from '../../domain/scopes.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
+import type { Feature } from '../../domain/shared/plans.ts';
+import type { Scope } from '../../domain/shared/scopes.ts';
 
 /** Who may call a route (checked for every /v1 route before anything else). */
 export interface RouteAuth {
   /** Any one of these scopes suffices; empty = any valid token. */
   readonly scopes: readonly Scope[];
-  /** The feature the route is, when not every plan includes it (domain/plans.ts); absent = every plan. */
+  /** The feature the route is, when not every plan includes it (domain/shared/plans.ts); absent = every plan. */
   readonly feature?: Feature;
   /** Also while the restaurant's subscription is inactive (`GET /me`, `DELETE /connection`). */
   readonly whenInactive?: boolean;

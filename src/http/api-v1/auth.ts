@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { type ApiAuth, checkAccessToken } from '../../domain/connections/access-tokens.ts';
-import type { Clock } from '../../domain/context.ts';
-import { ApiError } from '../../domain/errors.ts';
-import { requireFeature } from '../../domain/plans.ts';
+import type { Clock } from '../../domain/shared/context.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import { requireFeature } from '../../domain/shared/plans.ts';
 import type { RouteAuth } from './api-route.ts';
 import { type ApiRateLimits, countConnectionRequest, refusalOfUnknownToken } from './rate-limit.ts';
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { type ErrorCode, errorStatus } from '../../domain/errors.ts';
+import { type ErrorCode, errorStatus } from '../../domain/shared/errors.ts';
 
 /** The body of every error answer of the public API (spec: Errors). */
 export const ErrorSchema = Type.Object({

@@ -3,8 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
-import type { Clock } from '../../domain/context.ts';
-import { ApiError } from '../../domain/errors.ts';
 import {
   abandonedAfterMs,
   type Claim,
@@ -13,7 +11,9 @@ import {
   type IdempotentRequest,
   settleKey,
 } from '../../domain/idempotency/idempotency.store.ts';
-import { newId, sha256 } from '../../domain/ids.ts';
+import type { Clock } from '../../domain/shared/context.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import { newId, sha256 } from '../../domain/shared/ids.ts';
 
 /** A POST request that holds its Idempotency-Key until its answer is recorded. */
 export interface HeldKey {

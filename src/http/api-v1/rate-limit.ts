@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { connectionRateLimit } from '../../domain/connections/rate-limit.ts';
-import { ApiError } from '../../domain/errors.ts';
-import type { Limiter, Limiters } from '../../domain/limits.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import type { Limiter, Limiters } from '../../domain/shared/limits.ts';
 
 /** Requests without a known token per IP address (spec: Limits). */
 export const unknownTokenRateLimit = { limit: 30, windowSeconds: 60 } as const;

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { creationOrder } from '../../domain/paging.ts';
+import { creationOrder } from '../../domain/shared/paging.ts';
 import { listAreas, publicArea } from '../../domain/store/areas.service.ts';
 import { AreaSchema, TableSchema } from '../../domain/store/table.schema.ts';
 import { listTables, publicTable } from '../../domain/store/tables.service.ts';

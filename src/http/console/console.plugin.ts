@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from '../../domain/context.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
 import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import { appWebhookRoutes } from './webhook.route.ts';

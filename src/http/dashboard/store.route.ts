@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { Ctx } from '../../domain/context.ts';
 import { restaurantCtx } from '../../domain/restaurants/owned-restaurant.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
 import {
   type ClosureInput,
   ClosureInputSchema,

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { Ctx } from '../../domain/context.ts';
-import { creationOrder } from '../../domain/paging.ts';
 import { restaurantCtx } from '../../domain/restaurants/owned-restaurant.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
+import { creationOrder } from '../../domain/shared/paging.ts';
 import { createArea, deleteArea, listAreas, updateArea } from '../../domain/store/areas.service.ts';
 import {
   type AreaInput,

@@ -1,9 +1,9 @@
 import type { AppStatus, AppType } from '../../domain/apps/apps.service.ts';
 import { classifyRedirectUri, type RedirectUriKind } from '../../domain/apps/redirect-uri.ts';
-import type { Ctx } from '../../domain/context.ts';
 import { InvalidRequest, InvalidScope, UnsupportedResponseType } from '../../domain/oauth/oauth-errors.ts';
-import { isScope, type Scope } from '../../domain/scopes.ts';
-import { characterCount } from '../../domain/text.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
+import { isScope, type Scope } from '../../domain/shared/scopes.ts';
+import { characterCount } from '../../domain/shared/text.ts';
 import { NoRedirect } from './authorize-errors.ts';
 
 /*

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RedirectUriKind } from '../../domain/apps/redirect-uri.ts';
-import type { Ctx } from '../../domain/context.ts';
 import { OAuthError, ServerError } from '../../domain/oauth/oauth-errors.ts';
-import type { Scope } from '../../domain/scopes.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
+import type { Scope } from '../../domain/shared/scopes.ts';
 import {
   type AuthorizeQuery,
   type AuthorizingApp,

@@ -4,8 +4,8 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import type { Clock } from '../../domain/context.ts';
-import type { Limiters } from '../../domain/limits.ts';
+import type { Clock } from '../../domain/shared/context.ts';
+import type { Limiters } from '../../domain/shared/limits.ts';
 import { textProblemIn } from '../shared/validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
 import { csrfBinding, formField, sendPage } from './authorize-request.ts';
@@ -57,7 +57,7 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
     // The plugin requires a key for the binding; it need not be secret, as the session token is.
     csrfOpts: { userInfo: true, hmacKey: 'servery consent page' },
   });
-  // The text rule (src/domain/text.ts) for the request's query and form: refused with an error page.
+  // The text rule (src/domain/shared/text.ts) for the request's query and form: refused with an error page.
   app.addHook('preValidation', async (request, reply) => {
     const problem = textProblemIn(request.query) ?? textProblemIn(request.body);
     if (problem) return sendPage(reply, 400, errorPage(`A parameter of this request ${problem.message}.`));

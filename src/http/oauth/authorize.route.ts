@@ -10,9 +10,9 @@ import {
 import { consentToApp } from '../../domain/connections/connections.service.ts';
 import { onlyForTestRestaurant, restaurantsForConsent } from '../../domain/connections/consent-rules.ts';
 import { scopeDescriptions } from '../../domain/connections/scope-descriptions.ts';
-import { type Ctx, systemCtx } from '../../domain/context.ts';
 import { issueAuthorizationCode } from '../../domain/oauth/authorization-codes.ts';
 import { AccessDenied } from '../../domain/oauth/oauth-errors.ts';
+import { type Ctx, systemCtx } from '../../domain/shared/context.ts';
 import type { AuthorizeOptions } from './authorize.plugin.ts';
 import {
   type Authorization,

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Ctx } from '../../domain/context.ts';
 import { authenticateClient, type Client } from '../../domain/oauth/client-authentication.ts';
 import { readClientCredentials } from '../../domain/oauth/client-credentials.ts';
 import { InvalidClient } from '../../domain/oauth/oauth-errors.ts';
 import type { TokenLimits } from '../../domain/oauth/token-limits.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
 import type { OAuthForm } from './form-body.ts';
 
 /*

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest } from '../../domain/oauth/oauth-errors.ts';
-import { textProblem } from '../../domain/text.ts';
+import { textProblem } from '../../domain/shared/text.ts';
 
 /** The parameters of an OAuth request body; an omitted one is undefined. */
 export type OAuthForm = Readonly<Record<string, string | undefined>>;
@@ -34,7 +34,7 @@ export function acceptOnlyFormBodies(app: FastifyInstance): void {
 
 /*
  * - percent-escapes must decode to UTF-8 and every value must pass the text rule
- *   (src/domain/text.ts): refused, never replaced by U+FFFD
+ *   (src/domain/shared/text.ts): refused, never replaced by U+FFFD
  */
 function parseForm(body: string): Record<string, string> {
   const form: Record<string, string> = Object.create(null);

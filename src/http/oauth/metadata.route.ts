@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { languages } from '../../domain/restaurants/restaurants.service.ts';
-import { scopes } from '../../domain/scopes.ts';
+import { scopes } from '../../domain/shared/scopes.ts';
 import type { OAuthRouteOptions } from './oauth.plugin.ts';
 
 const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'];

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import type { Clock } from '../../domain/context.ts';
-import type { Limiters } from '../../domain/limits.ts';
 import { createTokenLimits, type TokenLimits } from '../../domain/oauth/token-limits.ts';
+import type { Clock } from '../../domain/shared/context.ts';
+import type { Limiters } from '../../domain/shared/limits.ts';
 import { acceptOnlyFormBodies } from './form-body.ts';
 import { metadataRoute } from './metadata.route.ts';
 import { oauthErrorHandler } from './oauth-error-reply.ts';

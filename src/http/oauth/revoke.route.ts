@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { systemCtx } from '../../domain/context.ts';
 import { InvalidRequest } from '../../domain/oauth/oauth-errors.ts';
 import { revokeToken } from '../../domain/oauth/revocation.ts';
+import { systemCtx } from '../../domain/shared/context.ts';
 import { authenticateRequestClient } from './client-auth.ts';
 import { formOf } from './form-body.ts';
 import type { OAuthRouteOptions } from './oauth.plugin.ts';

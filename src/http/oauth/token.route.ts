@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { systemCtx } from '../../domain/context.ts';
 import { redeemAuthorizationCode } from '../../domain/oauth/authorization-code-grant.ts';
 import { checkClientNotSuspended } from '../../domain/oauth/client-authentication.ts';
 import { refreshTokens } from '../../domain/oauth/refresh-token-grant.ts';
 import { readTokenRequest } from '../../domain/oauth/token-request.ts';
 import { TokenResponseSchema } from '../../domain/oauth/token-response.schema.ts';
+import { systemCtx } from '../../domain/shared/context.ts';
 import { authenticateRequestClient } from './client-auth.ts';
 import { formOf } from './form-body.ts';
 import type { OAuthRouteOptions } from './oauth.plugin.ts';

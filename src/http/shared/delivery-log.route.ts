@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type, { type TObject } from 'typebox';
-import type { Ctx } from '../../domain/context.ts';
-import { ApiError } from '../../domain/errors.ts';
-import type { Limiters } from '../../domain/limits.ts';
+import type { Ctx } from '../../domain/shared/context.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import type { Limiters } from '../../domain/shared/limits.ts';
 import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../domain/webhooks/delivery.ts';
 import {
   checkTestEventType,

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
 import { validationError } from './validation.ts';
 
 export interface ErrorBody {

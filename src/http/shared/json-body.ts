@@ -1,7 +1,7 @@
 import { parse as parseContentType } from 'content-type';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

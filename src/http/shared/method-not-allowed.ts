@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
 import { sendError } from './error-reply.ts';
 
 /*

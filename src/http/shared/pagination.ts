@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
-import { ApiError } from '../../domain/errors.ts';
-import { isUuid, sha256 } from '../../domain/ids.ts';
-import type { ListOrder, PagePosition, PageRange, SortKey } from '../../domain/paging.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import { isUuid, sha256 } from '../../domain/shared/ids.ts';
+import type { ListOrder, PagePosition, PageRange, SortKey } from '../../domain/shared/paging.ts';
 
 /*
  * Lists (spec: Conventions, List filters): `limit` 1 to 100, default 25; the envelope
@@ -108,7 +108,7 @@ export function cursorAfter(query: Record<string, unknown>, position: unknown): 
 }
 
 /*
- * The cursor of a list in keyset order (src/domain/paging.ts) carries [list, sort key as ISO
+ * The cursor of a list in keyset order (src/domain/shared/paging.ts) carries [list, sort key as ISO
  * timestamp, id] of the page's last item. The list's name keeps one list's cursor from being
  * misread by another with the same filters (a cursor of /areas sent to /tables); a position
  * that is not this list's, or not a millisecond timestamp and a UUID, is a 400 on `cursor`.

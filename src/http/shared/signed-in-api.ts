@@ -11,10 +11,10 @@ import {
   signIn,
 } from '../../domain/accounts/sessions.ts';
 import { confirmTotpSetup, disableTotp, hasTotp, startTotpSetup } from '../../domain/accounts/totp.ts';
-import { type Clock, type Ctx, systemCtx } from '../../domain/context.ts';
-import { ApiError } from '../../domain/errors.ts';
-import type { Limiter, Limiters } from '../../domain/limits.ts';
-import { writeTransaction } from '../../domain/write-collisions.ts';
+import { type Clock, type Ctx, systemCtx } from '../../domain/shared/context.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import type { Limiter, Limiters } from '../../domain/shared/limits.ts';
+import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { acceptJsonBodies } from './json-body.ts';
 
 export interface SignedInApiOptions {

@@ -1,9 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
-import { textProblem } from '../../domain/text.ts';
-import { parseTimestamp } from '../../domain/timestamps.ts';
+import { ApiError } from '../../domain/shared/errors.ts';
+import { textProblem } from '../../domain/shared/text.ts';
+import { parseTimestamp } from '../../domain/shared/timestamps.ts';
 
 /*
  * Request validation, the same for every surface. Unknown fields are never stripped: every object
@@ -11,7 +11,7 @@ import { parseTimestamp } from '../../domain/timestamps.ts';
  * with `param`. Bodies are taken as sent (no type coercion); query strings and path parameters are
  * text, so they are coerced to the schema's types — numbers only from decimal digits (`0x10`,
  * `1e1`, ` 1` are refused). Before the schema, every string of every part must pass the text rule
- * (src/domain/text.ts); `date-time` is the one timestamp reader (src/domain/timestamps.ts) and
+ * (src/domain/shared/text.ts); `date-time` is the one timestamp reader (src/domain/shared/timestamps.ts) and
  * `date` a real calendar date.
  */
 function ajv(coerce: boolean): Ajv {

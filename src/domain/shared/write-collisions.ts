@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { Db } from '../db/client.ts';
-import type { DB } from '../db/schema.ts';
+import type { Db } from '../../db/client.ts';
+import type { DB } from '../../db/schema.ts';
 import { ApiError } from './errors.ts';
 
 /** A write found the row it changes locked by another one under way (PostgreSQL 55P03). */

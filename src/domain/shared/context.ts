@@ -1,9 +1,9 @@
-import type { Db } from '../db/client.ts';
+import type { Db } from '../../db/client.ts';
 
 export interface Clock {
   now(): Date;
   /**
-   * How far a sandbox clock (SANDBOX_CLOCK, src/domain/sandbox-clock.ts) is ahead of the system
+   * How far a sandbox clock (SANDBOX_CLOCK, src/domain/shared/sandbox-clock.ts) is ahead of the system
    * clock; absent otherwise. Rate-limit windows keep their own time: a move of it starts them anew.
    */
   readonly offsetMs?: number;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.ts';
+import type { Db } from '../../db/client.ts';
 import type { Clock } from './context.ts';
 import { InputError } from './errors.ts';
 
