@@ -85,21 +85,8 @@ export function redirectUrl(redirectUri: string, params: Record<string, string>)
   return `${redirectUri}${separator}${new URLSearchParams(params).toString()}`;
 }
 
-/** The consent page's sign-in session (src/domain/accounts/sessions.ts). */
-export const sessionCookie = 'servery_session';
-
-/*
- * What a form's CSRF token is bound to besides the servery_csrf cookie's secret (the `userInfo`
- * of @fastify/csrf-protection): the session cookie the form was issued with.
- * - a token and CSRF cookie from one browser are refused with another browser's session;
- * - signing in sets a new session cookie, so every later form (second factor, consent, sign-out)
- *   needs a token issued for that session.
- * Before sign-in there is no session: the sign-in form's token is bound to the CSRF cookie alone.
- * That is enough there: a forged sign-in can only sign the victim into the attacker's account.
- */
-export function csrfBinding(request: FastifyRequest): string {
-  return request.cookies[sessionCookie] || 'signed out';
-}
+/** The consent page's sign-in session (src/domain/accounts/sessions.ts), all but `secure`. */
+export const sessionCookie = { name: 'servery_session', path: '/', sameSite: 'lax' } as const;
 
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);

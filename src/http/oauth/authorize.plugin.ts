@@ -1,14 +1,14 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import type { Clock } from '../../domain/shared/context.ts';
+import { type Clock, systemCtx } from '../../domain/shared/context.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
+import { formCsrf, Sessions } from '../shared/sessions.ts';
 import { textProblemIn } from '../shared/validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
-import { csrfBinding, formField, sendPage } from './authorize-request.ts';
+import { formField, sendPage, sessionCookie } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';
 
 export interface AuthorizeOptions {
@@ -42,20 +42,19 @@ const pageHeaders = {
 
 /**
  * `{auth_url}/oauth/authorize`: the consent page where a restaurant owner signs in and connects
- * an app. Its cookie, form and CSRF handling stay inside this plugin.
+ * an app. Its session cookie is the whole site's (path `/`, SameSite=Lax: apps send the browser
+ * here); its CSRF cookie is the page's own.
  */
 export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOptions): Promise<void> {
   const authUrl = options.config.authUrl ?? options.config.baseUrl;
   const secureCookies = new URL(authUrl).protocol === 'https:';
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
-  await app.register(fastifyCsrfProtection, {
-    cookieKey: 'servery_csrf',
-    cookieOpts: { path: '/oauth/authorize', httpOnly: true, sameSite: 'lax', secure: secureCookies },
-    getToken: (request) => formField(request.body, '_csrf'),
-    getUserInfo: csrfBinding,
-    // The plugin requires a key for the binding; it need not be secret, as the session token is.
-    csrfOpts: { userInfo: true, hmacKey: 'servery consent page' },
+  const session = { ...sessionCookie, secure: secureCookies };
+  const csrf = await formCsrf(app, {
+    session,
+    csrfCookie: { name: 'servery_csrf', path: '/oauth/authorize' },
+    tokenOf: (request) => formField(request.body, '_csrf'),
   });
   // The text rule (src/domain/shared/text.ts) for the request's query and form: refused with an error page.
   app.addHook('preValidation', async (request, reply) => {
@@ -84,5 +83,9 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
     request.log.error({ err: error }, 'consent page failed');
     return sendPage(reply, 500, errorPage('Something went wrong on our side. Please try again later.'));
   });
-  authorizeRoutes(app, { ...options, secureCookies });
+  authorizeRoutes(app, {
+    ...options,
+    sessions: new Sessions(systemCtx(options.db, options.clock), options.limiters, session),
+    csrfToken: csrf.token,
+  });
 }

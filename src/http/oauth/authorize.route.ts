@@ -1,27 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  completeSecondFactor,
-  endSession,
-  findSession,
-  type Session,
-  sessionLifetimeSeconds,
-  signIn,
-} from '../../domain/accounts/sessions.ts';
+import type { Session } from '../../domain/accounts/sessions.ts';
 import { consentToApp } from '../../domain/connections/connections.service.ts';
 import { onlyForTestRestaurant, restaurantsForConsent } from '../../domain/connections/consent-rules.ts';
 import { scopeDescriptions } from '../../domain/connections/scope-descriptions.ts';
 import { issueAuthorizationCode } from '../../domain/oauth/authorization-codes.ts';
 import { AccessDenied } from '../../domain/oauth/oauth-errors.ts';
 import { type Ctx, systemCtx } from '../../domain/shared/context.ts';
+import type { BrowserSession, Sessions } from '../shared/sessions.ts';
 import type { AuthorizeOptions } from './authorize.plugin.ts';
 import {
   type Authorization,
   answerAuthorization,
-  csrfBinding,
   formField,
   redirectUrl,
   sendPage,
-  sessionCookie,
 } from './authorize-request.ts';
 import { consentPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -29,19 +21,11 @@ import type { AppSummary } from './pages/layout.ts';
 import { secondFactorPage } from './pages/second-factor.page.ts';
 import { signInPage } from './pages/sign-in.page.ts';
 
-/*
- * Failed sign-ins (wrong password or wrong second-factor code) per e-mail and IP address: 10 in
- * 15 minutes, then refused until the window ends. Only a complete sign-in forgets the count,
- * so a known password cannot be used to reset the guessing of codes.
- */
-const loginLimit = { keyPrefix: 'login', points: 10, durationSeconds: 15 * 60 };
-
-type SignedIn = Session & { token: string };
 type Step = (
   request: FastifyRequest,
   reply: FastifyReply,
   authorization: Authorization,
-  session: SignedIn | null,
+  session: BrowserSession | null,
 ) => Promise<FastifyReply>;
 
 /*
@@ -52,20 +36,20 @@ type Step = (
  */
 export function authorizeRoutes(
   app: FastifyInstance,
-  options: AuthorizeOptions & { secureCookies: boolean },
+  options: AuthorizeOptions & {
+    sessions: Sessions;
+    csrfToken: (request: FastifyRequest, reply: FastifyReply) => string;
+  },
 ): void {
-  const { db, clock } = options;
+  const { db, clock, sessions, csrfToken } = options;
   const issuer = options.config.baseUrl;
   const ctx = systemCtx(db, clock);
-  const loginLimiter = options.limiters.createLimiter(loginLimit);
   const csrf = { preHandler: app.csrfProtection };
 
   const answer =
     (step: Step) =>
     async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const token = request.cookies[sessionCookie];
-      const found = token ? await findSession(ctx, token) : null;
-      const session = token && found ? { ...found, token } : null;
+      const session = await sessions.current(request);
       const signedInAccountId = session && !session.secondFactorPending ? session.accountId : null;
       return answerAuthorization(ctx, request, reply, { issuer, signedInAccountId }, (authorization) =>
         step(request, reply, authorization, session),
@@ -75,9 +59,6 @@ export function authorizeRoutes(
     reply.redirect(`/oauth/authorize?${authorization.rawQuery}`, 303);
   const action = (path: string, authorization: Authorization) =>
     `/oauth/authorize${path}?${authorization.rawQuery}`;
-  const csrfToken = (request: FastifyRequest, reply: FastifyReply) =>
-    reply.generateCsrf({ userInfo: csrfBinding(request) });
-  const limitKey = (request: FastifyRequest, email: string) => `${email.trim().toLowerCase()} ${request.ip}`;
   const tooManyAttempts = (reply: FastifyReply, resetSeconds: number) => {
     reply.header('retry-after', String(resetSeconds));
     const minutes = Math.ceil(resetSeconds / 60);
@@ -136,7 +117,7 @@ export function authorizeRoutes(
   app.post(
     '/oauth/authorize/sign-in',
     csrf,
-    answer(async (request, reply, authorization, session) => {
+    answer(async (request, reply, authorization) => {
       const email = formField(request.body, 'email') ?? '';
       const password = formField(request.body, 'password') ?? '';
       const again = (status: number, error: string) =>
@@ -152,25 +133,9 @@ export function authorizeRoutes(
           }),
         );
       if (!email || !password) return again(400, 'Enter your e-mail address and your password.');
-      const key = limitKey(request, email);
-      const limit = await loginLimiter.peek(key);
-      if (!limit.allowed) return again(429, tooManyAttempts(reply, limit.resetSeconds));
-      // Over-long input is a wrong password, without the cost of hashing it.
-      const result =
-        email.length <= 200 && password.length <= 1000 ? await signIn(ctx, { email, password }) : null;
-      if (!result) {
-        await loginLimiter.consume(key);
-        return again(400, 'The e-mail address or the password is not right.');
-      }
-      if (session) await endSession(ctx, session.token);
-      if (!result.secondFactorPending) await loginLimiter.reset(key);
-      reply.setCookie(sessionCookie, result.token, {
-        path: '/',
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: options.secureCookies,
-        maxAge: sessionLifetimeSeconds,
-      });
+      const outcome = await sessions.signIn(request, reply, { email, password });
+      if (outcome.kind === 'limited') return again(429, tooManyAttempts(reply, outcome.resetSeconds));
+      if (outcome.kind === 'refused') return again(400, 'The e-mail address or the password is not right.');
       return backToPage(reply, authorization);
     }),
   );
@@ -191,15 +156,10 @@ export function authorizeRoutes(
             error,
           }),
         );
-      const key = limitKey(request, session.email);
-      const limit = await loginLimiter.peek(key);
-      if (!limit.allowed) return again(429, tooManyAttempts(reply, limit.resetSeconds));
-      const code = (formField(request.body, 'code') ?? '').trim();
-      if (!(await completeSecondFactor(ctx, session.token, code))) {
-        await loginLimiter.consume(key);
+      const outcome = await sessions.secondFactor(request, session, formField(request.body, 'code') ?? '');
+      if (outcome.kind === 'limited') return again(429, tooManyAttempts(reply, outcome.resetSeconds));
+      if (outcome.kind === 'refused')
         return again(400, 'That code is not right. Enter the code your authenticator app shows now.');
-      }
-      await loginLimiter.reset(key);
       return backToPage(reply, authorization);
     }),
   );
@@ -207,9 +167,8 @@ export function authorizeRoutes(
   app.post(
     '/oauth/authorize/sign-out',
     csrf,
-    answer(async (_request, reply, authorization, session) => {
-      if (session) await endSession(ctx, session.token);
-      reply.clearCookie(sessionCookie, { path: '/' });
+    answer(async (request, reply, authorization) => {
+      await sessions.signOut(request, reply);
       return backToPage(reply, authorization);
     }),
   );

@@ -1,21 +1,15 @@
 import fastifyCookie from '@fastify/cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import {
-  completeSecondFactor,
-  endSession,
-  findSession,
-  sessionLifetimeSeconds,
-  signIn,
-} from '../../domain/accounts/sessions.ts';
 import { confirmTotpSetup, disableTotp, hasTotp, startTotpSetup } from '../../domain/accounts/totp.ts';
 import { type Clock, type Ctx, systemCtx } from '../../domain/shared/context.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
 import type { Limiter, Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { acceptJsonBodies } from './json-body.ts';
+import { Sessions } from './sessions.ts';
 
 export interface SignedInApiOptions {
   db: Db;
@@ -42,11 +36,6 @@ export type SignedIn = <T>(
   handler: SignedInHandler<T>,
 ) => (request: FastifyRequest) => Promise<T>;
 
-/*
- * Failed sign-ins per e-mail and IP address: 10 in 15 minutes, counted together with the consent
- * page's (the same limit name), so switching pages buys no extra guesses.
- */
-const loginLimit = { keyPrefix: 'login', points: 10, durationSeconds: 15 * 60 };
 const noQuery = Type.Object({}, { additionalProperties: false });
 const SessionSchema = Type.Object(
   { object: Type.Literal('session'), email: Type.String(), second_factor_required: Type.Boolean() },
@@ -73,7 +62,8 @@ export async function signedInApi(
   const { db, clock } = options;
   const ctx = systemCtx(db, clock);
   const secure = new URL(options.config.appUrl ?? options.config.baseUrl).protocol === 'https:';
-  const loginLimiter = options.limiters.createLimiter(loginLimit);
+  const cookie = { name: surface.cookieName, path: surface.path, sameSite: 'strict', secure } as const;
+  const sessions = new Sessions(ctx, options.limiters, cookie, surface.mayUse);
   const api = `${surface.path}/api`;
 
   await app.register(fastifyCookie);
@@ -90,16 +80,6 @@ export async function signedInApi(
       );
   });
 
-  const setCookie = (reply: FastifyReply, token: string) =>
-    reply.setCookie(surface.cookieName, token, {
-      path: surface.path,
-      httpOnly: true,
-      sameSite: 'strict',
-      secure,
-      maxAge: sessionLifetimeSeconds,
-    });
-  const wrongSignIn = () => new ApiError('unauthorized', 'The e-mail address or the password is not right.');
-  const limitKey = (request: FastifyRequest, email: string) => `${email.trim().toLowerCase()} ${request.ip}`;
   const tooMany = (resetSeconds: number) =>
     new ApiError('rate_limited', 'Too many failed sign-ins. Try again later.', {
       headers: { 'retry-after': String(resetSeconds) },
@@ -121,22 +101,16 @@ export async function signedInApi(
       },
     },
     async (request, reply) => {
-      const { email, password } = request.body as { email: string; password: string };
-      const key = limitKey(request, email);
-      const limit = await loginLimiter.peek(key);
-      if (!limit.allowed) throw tooMany(limit.resetSeconds);
-      const result = await signIn(ctx, { email, password });
-      const session = result ? await findSession(ctx, result.token) : null;
-      if (!result || !session || !(await surface.mayUse(ctx, session.accountId))) {
-        if (result) await endSession(ctx, result.token);
-        await loginLimiter.consume(key);
-        throw wrongSignIn();
-      }
-      if (!result.secondFactorPending) await loginLimiter.reset(key);
-      const old = request.cookies[surface.cookieName];
-      if (old) await endSession(ctx, old);
-      setCookie(reply, result.token);
-      return { object: 'session', email: session.email, second_factor_required: result.secondFactorPending };
+      const outcome = await sessions.signIn(
+        request,
+        reply,
+        request.body as { email: string; password: string },
+      );
+      if (outcome.kind === 'limited') throw tooMany(outcome.resetSeconds);
+      if (outcome.kind === 'refused')
+        throw new ApiError('unauthorized', 'The e-mail address or the password is not right.');
+      const { session } = outcome;
+      return { object: 'session', email: session.email, second_factor_required: session.secondFactorPending };
     },
   );
 
@@ -150,41 +124,31 @@ export async function signedInApi(
       },
     },
     async (request) => {
-      const token = request.cookies[surface.cookieName];
-      const session = token ? await findSession(ctx, token) : null;
-      if (!token || !session?.secondFactorPending)
+      const session = await sessions.current(request);
+      if (!session?.secondFactorPending)
         throw new ApiError('unauthorized', 'Sign in with e-mail and password first.');
-      const key = limitKey(request, session.email);
-      const limit = await loginLimiter.peek(key);
-      if (!limit.allowed) throw tooMany(limit.resetSeconds);
-      const { code } = request.body as { code: string };
-      if (!(await completeSecondFactor(ctx, token, code.trim()))) {
-        await loginLimiter.consume(key);
+      const outcome = await sessions.secondFactor(request, session, (request.body as { code: string }).code);
+      if (outcome.kind === 'limited') throw tooMany(outcome.resetSeconds);
+      if (outcome.kind === 'refused')
         throw new ApiError('invalid_request', 'That code is not right.', { param: 'code' });
-      }
-      await loginLimiter.reset(key);
       return { object: 'session', email: session.email, second_factor_required: false };
     },
   );
 
   app.delete(`${api}/sessions`, { schema: { querystring: noQuery } }, async (request, reply) => {
-    const token = request.cookies[surface.cookieName];
-    if (token) await endSession(ctx, token);
-    reply.clearCookie(surface.cookieName, { path: surface.path });
+    await sessions.signOut(request, reply);
     return reply.code(204).send();
   });
 
   const signedIn: SignedIn =
     <T>(writes: boolean, handler: SignedInHandler<T>) =>
     async (request: FastifyRequest): Promise<T> => {
-      const token = request.cookies[surface.cookieName];
-      const session = token ? await findSession(ctx, token) : null;
-      if (!session || session.secondFactorPending || !(await surface.mayUse(ctx, session.accountId)))
-        throw new ApiError('unauthorized', 'Sign in first.');
-      if (!writes) return handler(ctx, session.accountId, request);
-      return writeTransaction(db, (trx) => handler({ ...ctx, db: trx }, session.accountId, request));
+      const accountId = await sessions.signedInAccount(request);
+      if (!accountId) throw new ApiError('unauthorized', 'Sign in first.');
+      if (!writes) return handler(ctx, accountId, request);
+      return writeTransaction(db, (trx) => handler({ ...ctx, db: trx }, accountId, request));
     };
-  secondFactorRoutes(app, api, signedIn, loginLimiter);
+  secondFactorRoutes(app, api, signedIn, sessions.limiter);
   return signedIn;
 }
 
