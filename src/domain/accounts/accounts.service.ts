@@ -45,3 +45,13 @@ export async function findAccountByEmail(ctx: Ctx, email: string): Promise<Accou
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
     .executeTakeFirst();
 }
+
+/** Whether the account is a developer's (only those use the developer console). */
+export async function isDeveloper(ctx: Ctx, accountId: string): Promise<boolean> {
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select('developer')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return account?.developer === true;
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
+import { dashboardSessions } from '../shared/sessions.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import { storeRoutes } from './store.route.ts';
 import { tableRoutes } from './tables.route.ts';
@@ -11,11 +12,7 @@ import { restaurantWebhookRoutes } from './webhooks.route.ts';
  * and pause, its own webhooks, its tables and areas.
  */
 export async function dashboardPlugin(app: FastifyInstance, options: SignedInApiOptions): Promise<void> {
-  const signedIn = await signedInApi(app, options, {
-    path: '/dashboard',
-    cookieName: 'servery_dashboard_session',
-    mayUse: async () => true,
-  });
+  const signedIn = await signedInApi(app, options, dashboardSessions);
   restaurantWebhookRoutes(app, signedIn, webhookRouteOptions(options));
   tableRoutes(app, signedIn);
   storeRoutes(app, signedIn);

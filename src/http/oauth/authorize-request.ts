@@ -85,9 +85,6 @@ export function redirectUrl(redirectUri: string, params: Record<string, string>)
   return `${redirectUri}${separator}${new URLSearchParams(params).toString()}`;
 }
 
-/** The consent page's sign-in session (src/domain/accounts/sessions.ts), all but `secure`. */
-export const sessionCookie = { name: 'servery_session', path: '/', sameSite: 'lax' } as const;
-
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }

@@ -5,10 +5,10 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { type Clock, systemCtx } from '../../domain/shared/context.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
-import { formCsrf, Sessions } from '../shared/sessions.ts';
+import { consentSessions, formCsrf, Sessions } from '../shared/sessions.ts';
 import { textProblemIn } from '../shared/validation.ts';
 import { authorizeRoutes } from './authorize.route.ts';
-import { formField, sendPage, sessionCookie } from './authorize-request.ts';
+import { formField, sendPage } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';
 
 export interface AuthorizeOptions {
@@ -50,9 +50,14 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
   const secureCookies = new URL(authUrl).protocol === 'https:';
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
-  const session = { ...sessionCookie, secure: secureCookies };
+  const sessions = new Sessions(
+    systemCtx(options.db, options.clock),
+    options.limiters,
+    consentSessions,
+    secureCookies,
+  );
   const csrf = await formCsrf(app, {
-    session,
+    session: sessions.cookie,
     csrfCookie: { name: 'servery_csrf', path: '/oauth/authorize' },
     tokenOf: (request) => formField(request.body, '_csrf'),
   });
@@ -85,7 +90,7 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
   });
   authorizeRoutes(app, {
     ...options,
-    sessions: new Sessions(systemCtx(options.db, options.clock), options.limiters, session),
+    sessions,
     csrfToken: csrf.token,
   });
 }

@@ -1,5 +1,6 @@
 import fastifyCsrfProtection from '@fastify/csrf-protection';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDeveloper } from '../../domain/accounts/accounts.service.ts';
 import {
   completeSecondFactor,
   endSession,
@@ -24,6 +25,30 @@ export interface SessionCookie {
   /** Whether the surface is served over https. */
   secure: boolean;
 }
+
+/** Who signs in where: a surface's session cookie (all but `secure`) and which accounts may use it. */
+export interface SessionSurface {
+  cookie: Omit<SessionCookie, 'secure'>;
+  mayUse(ctx: Ctx, accountId: string): Promise<boolean>;
+}
+
+const anyAccount = async () => true;
+
+/** The consent page: the whole site's cookie, SameSite=Lax, as apps send the browser there. */
+export const consentSessions: SessionSurface = {
+  cookie: { name: 'servery_session', path: '/', sameSite: 'lax' },
+  mayUse: anyAccount,
+};
+/** The developer console (its pages and its API): developer accounts only. */
+export const consoleSessions: SessionSurface = {
+  cookie: { name: 'servery_console_session', path: '/console', sameSite: 'strict' },
+  mayUse: isDeveloper,
+};
+/** The restaurant dashboard: any account; what it sees is decided per restaurant. */
+export const dashboardSessions: SessionSurface = {
+  cookie: { name: 'servery_dashboard_session', path: '/dashboard', sameSite: 'strict' },
+  mayUse: anyAccount,
+};
 
 export type SignInOutcome =
   | { kind: 'signed_in'; session: BrowserSession }
@@ -57,20 +82,15 @@ export class Sessions {
   readonly #mayUse: (ctx: Ctx, accountId: string) => Promise<boolean>;
   readonly limiter: Limiter;
 
-  constructor(
-    ctx: Ctx,
-    limiters: Limiters,
-    cookie: SessionCookie,
-    mayUse: (ctx: Ctx, accountId: string) => Promise<boolean> = async () => true,
-  ) {
+  constructor(ctx: Ctx, limiters: Limiters, surface: SessionSurface, secure: boolean) {
     this.#ctx = ctx;
-    this.#cookie = cookie;
-    this.#mayUse = mayUse;
+    this.#cookie = { ...surface.cookie, secure };
+    this.#mayUse = surface.mayUse;
     this.limiter = limiters.createLimiter(loginLimit);
   }
 
-  get cookieName(): string {
-    return this.#cookie.name;
+  get cookie(): SessionCookie {
+    return this.#cookie;
   }
 
   /** The request's session, also one still waiting for its second factor. */

@@ -9,7 +9,7 @@ import { ApiError } from '../../domain/shared/errors.ts';
 import type { Limiter, Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { acceptJsonBodies } from './json-body.ts';
-import { Sessions } from './sessions.ts';
+import { type SessionSurface, Sessions } from './sessions.ts';
 
 export interface SignedInApiOptions {
   db: Db;
@@ -17,14 +17,6 @@ export interface SignedInApiOptions {
   limiters: Limiters;
   /** `appUrl` (default `baseUrl`) serves the console and dashboard: when https, their cookies are Secure. */
   config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'appUrl' | 'webhooksAllowInsecure'>>;
-}
-
-export interface SurfaceRules {
-  /** `/console` or `/dashboard`: the cookie's path and the API's prefix (`<path>/api`). */
-  path: string;
-  cookieName: string;
-  /** Whether the account may use this surface at all (the console: developer accounts only). */
-  mayUse(ctx: Ctx, accountId: string): Promise<boolean>;
 }
 
 /** What a signed-in route gets: the account and a ctx whose db is the request's transaction when it writes. */
@@ -57,14 +49,13 @@ const SessionSchema = Type.Object(
 export async function signedInApi(
   app: FastifyInstance,
   options: SignedInApiOptions,
-  surface: SurfaceRules,
+  surface: SessionSurface,
 ): Promise<SignedIn> {
   const { db, clock } = options;
   const ctx = systemCtx(db, clock);
   const secure = new URL(options.config.appUrl ?? options.config.baseUrl).protocol === 'https:';
-  const cookie = { name: surface.cookieName, path: surface.path, sameSite: 'strict', secure } as const;
-  const sessions = new Sessions(ctx, options.limiters, cookie, surface.mayUse);
-  const api = `${surface.path}/api`;
+  const sessions = new Sessions(ctx, options.limiters, surface, secure);
+  const api = `${surface.cookie.path}/api`;
 
   await app.register(fastifyCookie);
   // Bodiless writes (DELETE, POST …/rotate) send the JSON content type too: an empty body is `{}`.
