@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { actInRestaurant } from '../domain/restaurants/restaurant-gate.ts';
 import { findRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import type { Ctx } from '../domain/shared/context.ts';
 import { ApiError, InputError } from '../domain/shared/errors.ts';
@@ -60,7 +61,7 @@ function inRestaurant<T>(command: string, idOrSlug: string, work: (ctx: Ctx) => 
     const restaurant = await findRestaurant(ctx, idOrSlug);
     if (!restaurant) throw new InputError(`${command}: no restaurant ${idOrSlug}`);
     try {
-      return await work({ ...ctx, tenantId: restaurant.id });
+      return await work(await actInRestaurant(ctx, restaurant.id, []));
     } catch (error) {
       if (error instanceof ApiError && error.status < 500)
         throw new InputError(`${command}: ${error.message}${error.param ? ` (${error.param})` : ''}`);

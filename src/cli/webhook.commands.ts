@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
+import { actInRestaurant } from '../domain/restaurants/restaurant-gate.ts';
 import { findRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import type { Ctx } from '../domain/shared/context.ts';
 import { ApiError, InputError } from '../domain/shared/errors.ts';
@@ -111,10 +112,11 @@ export async function webhookRotateSecretCommand(args: string[]): Promise<void> 
   );
 }
 
-async function restaurantIdOf(ctx: Ctx, command: string, slug: string): Promise<string> {
+/** The operator's ctx acting in the restaurant of `slug` (or id). */
+async function inRestaurant(ctx: Ctx, command: string, slug: string): Promise<Ctx> {
   const restaurant = await findRestaurant(ctx, slug);
   if (!restaurant) throw new InputError(`${command}: no restaurant ${slug}`);
-  return restaurant.id;
+  return actInRestaurant(ctx, restaurant.id, []);
 }
 
 /** `servery restaurant webhook add|list|remove …`: a restaurant's own webhooks. */
@@ -136,9 +138,7 @@ async function addCommand(args: string[]): Promise<void> {
   const url = required(command, 'url', values.url);
   const events = requiredList(command, 'events', values.events === undefined ? [] : [values.events]);
   const { webhook, secret } = await asOperator(command, async (ctx) =>
-    createRestaurantWebhook(ctx, {
-      restaurantId: await restaurantIdOf(ctx, command, slug),
-      accountId: null,
+    createRestaurantWebhook(await inRestaurant(ctx, command, slug), {
       url,
       events,
       rules: insecureRules(),
@@ -156,7 +156,7 @@ async function listCommand(args: string[]): Promise<void> {
   const { values, positionals } = parse(command, args);
   const slug = onlyArgument(command, "restaurant's slug or id", positionals);
   const list = await asOperator(command, async (ctx) =>
-    listRestaurantWebhooks(ctx, { restaurantId: await restaurantIdOf(ctx, command, slug), accountId: null }),
+    listRestaurantWebhooks(await inRestaurant(ctx, command, slug)),
   );
   printResult(
     values.json === true,
@@ -177,11 +177,7 @@ async function removeCommand(args: string[]): Promise<void> {
     throw new InputError(`${command}: give the restaurant's slug or id and the webhook's id`);
   if (extra.length > 0) throw new InputError(`${command}: unexpected argument "${extra[0]}"`);
   await asOperator(command, async (ctx) =>
-    deleteRestaurantWebhook(ctx, {
-      restaurantId: await restaurantIdOf(ctx, command, slug),
-      accountId: null,
-      webhookId,
-    }),
+    deleteRestaurantWebhook(await inRestaurant(ctx, command, slug), { webhookId }),
   );
   printResult(values.json === true, { removed: webhookId }, `removed webhook ${webhookId}`);
 }

@@ -145,6 +145,8 @@ export interface EventsTable {
   created_at: Date;
   /** Place in the feed, stamped after commit (a bigint: read it with String()); null until then. */
   position: ColumnType<string | number | null, never, string | null>;
+  /** Who made the change (actorRecord in domain/shared/context.ts); null for events before 0016. */
+  actor: ColumnType<Record<string, unknown> | null, string, never>;
 }
 
 export interface EventEnvelopesTable {

@@ -5,14 +5,7 @@ import { Timestamp } from '../../src/domain/shared/common.schema.ts';
 import { ApiError, type ErrorCode, errorStatus } from '../../src/domain/shared/errors.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
-import {
-  CursorParam,
-  LimitParam,
-  ListOf,
-  type PageQuery,
-  pagePosition,
-  toPage,
-} from '../../src/http/shared/pagination.ts';
+import { CursorParam, LimitParam, ListOf, pagePosition, toPage } from '../../src/http/shared/pagination.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 
 // Operations that exist only in this test, to exercise the conventions every /v1 operation shares.
@@ -43,7 +36,7 @@ const conventionRoutes = [
       },
     },
     handler: async (_ctx, request) => {
-      const query = request.query as typeof request.query & PageQuery;
+      const query = request.query as typeof request.query & { limit: number };
       const after = pagePosition<number>(query) ?? -1;
       const kinds = query.kind?.split(',');
       const rows = items.filter((item) => item.n > after && (!kinds || kinds.includes(item.kind)));

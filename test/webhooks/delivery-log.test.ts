@@ -262,9 +262,7 @@ describe('a restaurant’s own webhook', () => {
     const created: Array<{ webhook: { id: string }; secret: string }> = [];
     for (const p of own) {
       created.push(
-        await createRestaurantWebhook(t.ctx, {
-          restaurantId: tenant.restaurantId,
-          accountId: null,
+        await createRestaurantWebhook({ ...t.ctx, tenantId: tenant.restaurantId }, {
           url: `${receiver.base}${p}`,
           events: ['*'],
           rules: { allowInsecure: true },

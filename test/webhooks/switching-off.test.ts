@@ -137,9 +137,7 @@ test('a success ends the streak: failures count again from zero', async () => {
 test('a restaurant’s own webhook switched off e-mails the restaurant’s owners', async () => {
   const tenant = await makeTenant(t.ctx, { livemode: false });
   const p = downPath();
-  const { webhook } = await createRestaurantWebhook(t.ctx, {
-    restaurantId: tenant.restaurantId,
-    accountId: null,
+  const { webhook } = await createRestaurantWebhook({ ...t.ctx, tenantId: tenant.restaurantId }, {
     url: `${receiver.base}${p}`,
     events: ['order.*'],
     rules: { allowInsecure: true },

@@ -1,4 +1,4 @@
-import type { Ctx } from '../shared/context.ts';
+import { actorRecord, type Ctx } from '../shared/context.ts';
 import { newId } from '../shared/ids.ts';
 
 export const eventTypes = [
@@ -43,7 +43,7 @@ export interface NewEvent {
 
 /**
  * Records an event in the caller's transaction (the outbox): it exists exactly when the change it
- * reports committed. Delivery and the feed read it from there.
+ * reports committed. It keeps the ctx's actor: who made the change. Delivery and the feed read it from there.
  */
 export async function recordEvent(ctx: Ctx, event: NewEvent): Promise<string> {
   const id = newId();
@@ -57,6 +57,7 @@ export async function recordEvent(ctx: Ctx, event: NewEvent): Promise<string> {
       livemode: event.livemode,
       data: JSON.stringify(event.data),
       created_at: ctx.clock.now(),
+      actor: JSON.stringify(actorRecord(ctx.actor)),
     })
     .execute();
   return id;

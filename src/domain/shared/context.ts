@@ -20,9 +20,17 @@ export function wallClockTime(clock: Clock): Date {
   return new Date(clock.now().getTime() - (clock.offsetMs ?? 0));
 }
 
-/** Who is acting: an app through its connection, or the operator/system itself. */
+/** What an account may be in a restaurant. */
+export type Role = 'owner' | 'staff';
+
+/**
+ * Who is acting: an app through its connection; a signed-in account (with its role in the
+ * restaurant it acts in, once the restaurant gate let it in: domain/restaurants/restaurant-gate.ts);
+ * or the service itself (the operator's CLI, background jobs).
+ */
 export type Actor =
   | { readonly kind: 'connection'; readonly connectionId: string; readonly scopes: readonly string[] }
+  | { readonly kind: 'account'; readonly accountId: string; readonly role: Role | null }
   | { readonly kind: 'system' };
 
 /**
@@ -38,4 +46,27 @@ export interface Ctx {
 
 export function systemCtx(db: Db, clock: Clock = systemClock): Ctx {
   return { db, clock, tenantId: null, actor: { kind: 'system' } };
+}
+
+/** The ctx of a signed-in account, above any one restaurant until the restaurant gate. */
+export function accountCtx(db: Db, clock: Clock, accountId: string): Ctx {
+  return { db, clock, tenantId: null, actor: { kind: 'account', accountId, role: null } };
+}
+
+/** The account a signed-in account's ctx acts as. */
+export function actingAccount(ctx: Ctx): string {
+  if (ctx.actor.kind !== 'account') throw new Error(`an account's operation called by ${ctx.actor.kind}`);
+  return ctx.actor.accountId;
+}
+
+/** The actor as an event records it (`events.actor`): who made the change. */
+export function actorRecord(actor: Actor): { kind: Actor['kind']; id?: string; role?: Role } {
+  switch (actor.kind) {
+    case 'connection':
+      return { kind: 'connection', id: actor.connectionId };
+    case 'account':
+      return { kind: 'account', id: actor.accountId, ...(actor.role && { role: actor.role }) };
+    case 'system':
+      return { kind: 'system' };
+  }
 }

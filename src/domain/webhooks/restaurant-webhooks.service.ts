@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { WebhooksTable } from '../../db/schema.ts';
-import { ownedRestaurant, type RestaurantRef } from '../restaurants/owned-restaurant.ts';
+import { currentRestaurant } from '../restaurants/restaurant-gate.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
@@ -31,11 +31,11 @@ function webhookOf(row: Selectable<WebhooksTable>): RestaurantWebhook {
   return { id: row.id, restaurant_id: row.tenant_id as string, ...webhookView(row) };
 }
 
+/** The restaurant's own webhooks (the ctx acts in it: restaurant-gate.ts). */
 export async function listRestaurantWebhooks(
   ctx: Ctx,
-  ref: RestaurantRef,
 ): Promise<{ object: 'list'; data: RestaurantWebhook[] }> {
-  const restaurant = await ownedRestaurant(ctx, ref, false);
+  const restaurant = await currentRestaurant(ctx);
   const rows = await ctx.db
     .selectFrom('webhooks')
     .selectAll()
@@ -55,10 +55,10 @@ export async function listRestaurantWebhooks(
  */
 export async function createRestaurantWebhook(
   ctx: Ctx,
-  input: RestaurantRef & WebhookInput & { rules: AddressRules },
+  input: WebhookInput & { rules: AddressRules },
 ): Promise<{ webhook: RestaurantWebhook; secret: string }> {
   const events = checkEventSelection(input.events, 'restaurant');
-  const restaurant = await ownedRestaurant(ctx, input, true);
+  const restaurant = await currentRestaurant(ctx, true);
   const url = (await checkWebhookUrl(input.url, rulesFor(restaurant, input.rules))).href;
   const count = await ctx.db
     .selectFrom('webhooks')
@@ -83,11 +83,10 @@ export async function createRestaurantWebhook(
  */
 export async function updateRestaurantWebhook(
   ctx: Ctx,
-  input: RestaurantRef &
-    Partial<WebhookInput> & { webhookId: string; enabled?: boolean; rules: AddressRules },
+  input: Partial<WebhookInput> & { webhookId: string; enabled?: boolean; rules: AddressRules },
 ): Promise<RestaurantWebhook> {
   const events = input.events === undefined ? undefined : checkEventSelection(input.events, 'restaurant');
-  const restaurant = await ownedRestaurant(ctx, input, true);
+  const restaurant = await currentRestaurant(ctx, true);
   const url =
     input.url === undefined
       ? undefined
@@ -117,11 +116,8 @@ export async function updateRestaurantWebhook(
 }
 
 /** Deletes the webhook with its secrets and its delivery log. */
-export async function deleteRestaurantWebhook(
-  ctx: Ctx,
-  input: RestaurantRef & { webhookId: string },
-): Promise<void> {
-  const restaurant = await ownedRestaurant(ctx, input, true);
+export async function deleteRestaurantWebhook(ctx: Ctx, input: { webhookId: string }): Promise<void> {
+  const restaurant = await currentRestaurant(ctx, true);
   const deleted = await ctx.db
     .deleteFrom('webhooks')
     .where('tenant_id', '=', restaurant.id)
@@ -133,7 +129,7 @@ export async function deleteRestaurantWebhook(
 /** The webhook's secrets signing now, newest first. */
 export async function listRestaurantWebhookSecrets(
   ctx: Ctx,
-  input: RestaurantRef & { webhookId: string },
+  input: { webhookId: string },
 ): Promise<SigningSecretList> {
   const webhook = await restaurantWebhookOf(ctx, input, false);
   return { object: 'list', data: await signingSecrets(ctx.db, webhook.id, ctx.clock.now()) };
@@ -142,7 +138,7 @@ export async function listRestaurantWebhookSecrets(
 /** A new signing secret; the current one keeps signing for 24 more hours. */
 export async function rotateRestaurantWebhookSecret(
   ctx: Ctx,
-  input: RestaurantRef & { webhookId: string },
+  input: { webhookId: string },
 ): Promise<RotatedSecret> {
   return rotateSigningSecret(ctx, (await restaurantWebhookOf(ctx, input, true)).id);
 }
@@ -150,10 +146,10 @@ export async function rotateRestaurantWebhookSecret(
 /** One of the restaurant's webhooks (404 for another restaurant's, or a malformed id). */
 export async function restaurantWebhookOf(
   ctx: Ctx,
-  input: RestaurantRef & { webhookId: string },
+  input: { webhookId: string },
   lock: boolean,
 ): Promise<LoggedWebhook> {
-  const restaurant = await ownedRestaurant(ctx, input, lock);
+  const restaurant = await currentRestaurant(ctx, lock);
   const found = await ctx.db
     .selectFrom('webhooks')
     .select('id')

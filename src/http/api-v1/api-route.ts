@@ -1,18 +1,10 @@
-import type { IncomingMessage } from 'node:http';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type {
-  FastifyReply,
-  FastifyRequest,
-  FastifySchema,
-  RawServerDefault,
-  RouteGenericInterface,
-  RouteShorthandOptions,
-} from 'fastify';
+import type { FastifyReply, FastifySchema, RouteShorthandOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Ctx } from '../../domain/shared/context.ts';
 import type { Feature } from '../../domain/shared/plans.ts';
 import type { Scope } from '../../domain/shared/scopes.ts';
+import type { Method, TypedRequest } from '../shared/route.ts';
 
 /** Who may call a route (checked for every /v1 route before anything else). */
 export interface RouteAuth {
@@ -24,21 +16,13 @@ export interface RouteAuth {
   readonly whenInactive?: boolean;
 }
 
-export type ApiRequest<S extends FastifySchema> = FastifyRequest<
-  RouteGenericInterface,
-  RawServerDefault,
-  IncomingMessage,
-  S,
-  TypeBoxTypeProvider
->;
-
 export type Destructive = 'data' | 'access';
 /** The document's extension carrying ApiRoute.destructive on an operation. */
 export const destructiveExtension = 'x-destructive';
 
 /** One operation of the public API: its schema, who may call it, and a thin handler. */
 export interface ApiRoute<S extends FastifySchema = FastifySchema> {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly method: Method;
   /** Path below /v1, Fastify syntax (`/orders/:id`). */
   readonly url: string;
   readonly auth: RouteAuth;
@@ -68,7 +52,7 @@ export interface ApiRoute<S extends FastifySchema = FastifySchema> {
   readonly bodyLimit?: number;
   readonly handler: (
     ctx: Ctx,
-    request: ApiRequest<S>,
+    request: TypedRequest<S>,
     auth: ApiAuth,
     reply: FastifyReply,
   ) => Promise<unknown>;

@@ -10,7 +10,6 @@ import {
   keysetPosition,
   LimitParam,
   ListOf,
-  type PageQuery,
 } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
@@ -57,9 +56,7 @@ export const listTablesRoute = apiRoute({
     },
   },
   handler: async (ctx, request) => {
-    const page = await keysetPage('tables', creationOrder, request.query as PageQuery, (page) =>
-      listTables(ctx, page),
-    );
+    const page = await keysetPage('tables', creationOrder, request.query, (page) => listTables(ctx, page));
     return { ...page, data: page.data.map(publicTable) };
   },
 });
@@ -80,9 +77,7 @@ export const listAreasRoute = apiRoute({
     },
   },
   handler: async (ctx, request) => {
-    const page = await keysetPage('areas', creationOrder, request.query as PageQuery, (page) =>
-      listAreas(ctx, page),
-    );
+    const page = await keysetPage('areas', creationOrder, request.query, (page) => listAreas(ctx, page));
     return { ...page, data: page.data.map(publicArea) };
   },
 });

@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
+import { accountRoutes } from '../shared/account-routes.ts';
 import { consoleSessions } from '../shared/sessions.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
+import type { SignedInRoute } from '../shared/signed-in-route.ts';
 import { appWebhookRoutes } from './webhook.route.ts';
+
+/** Every operation of the developer console's JSON API; the shared surface test walks this list. */
+export const consoleRoutes: readonly SignedInRoute[] = [
+  ...accountRoutes('/console/api'),
+  ...appWebhookRoutes,
+];
 
 /** The developer console's JSON API under `/console/api`: sign-in and the app's webhook. */
 export async function consolePlugin(app: FastifyInstance, options: SignedInApiOptions): Promise<void> {
-  const signedIn = await signedInApi(app, options, consoleSessions);
-  appWebhookRoutes(app, signedIn, webhookRouteOptions(options));
+  await signedInApi(app, options, consoleSessions, consoleRoutes);
 }

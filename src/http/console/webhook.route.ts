@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { actingAccount, type Ctx } from '../../domain/shared/context.ts';
 import {
   deleteAppWebhook,
   enableAppWebhook,
@@ -13,79 +13,86 @@ import {
   AppWebhookSchema,
   RotatedSecretSchema,
   SigningSecretListSchema,
-  type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import { deliveryLogRoutes, type WebhookRouteOptions } from '../shared/delivery-log.route.ts';
-import type { SignedIn } from '../shared/signed-in-api.ts';
+import { deliveryLogRoutes } from '../shared/delivery-log.route.ts';
+import { type SignedInRoute, signedInAccount, signedInRoute } from '../shared/signed-in-route.ts';
 
 const base = '/console/api/apps/:client_id/webhook';
 const params = Type.Object({ client_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 const noQuery = Type.Object({}, { additionalProperties: false });
 const noBody = Type.Object({}, { additionalProperties: false });
-const appOf = (request: FastifyRequest, developerId: string) => ({
-  clientId: (request.params as { client_id: string }).client_id,
-  developerId,
+/** The app of the path, as its developer: the signed-in account (another developer's app is 404). */
+const appOf = (ctx: Ctx, path: { client_id: string }) => ({
+  clientId: path.client_id,
+  developerId: actingAccount(ctx),
 });
+const auth = signedInAccount;
 
-/** The app's webhook in the console: only the app's developer (another developer's app is 404). */
-export function appWebhookRoutes(
-  app: FastifyInstance,
-  signedIn: SignedIn,
-  { rules, delivery, limiters }: WebhookRouteOptions,
-): void {
-  app.get(
-    base,
-    { schema: { params, querystring: noQuery, response: { 200: AppWebhookSchema } } },
-    signedIn(false, (ctx, accountId, request) => getAppWebhook(ctx, appOf(request, accountId))),
-  );
-
-  app.put(
-    base,
-    {
-      schema: {
-        params,
-        querystring: noQuery,
-        body: WebhookInputSchema,
-        response: { 200: AppWebhookSchema, 201: AppWebhookSchema },
-      },
+/** The app's webhook in the console: only the app's developer. */
+export const appWebhookRoutes: readonly SignedInRoute[] = [
+  signedInRoute({
+    method: 'GET',
+    url: base,
+    auth,
+    schema: { params, querystring: noQuery, response: { 200: AppWebhookSchema } },
+    handler: (ctx, request) => getAppWebhook(ctx, appOf(ctx, request.params)),
+  }),
+  signedInRoute({
+    method: 'PUT',
+    url: base,
+    auth,
+    schema: {
+      params,
+      querystring: noQuery,
+      body: WebhookInputSchema,
+      response: { 200: AppWebhookSchema, 201: AppWebhookSchema },
     },
-    async (request, reply) => {
-      const { webhook, created } = await signedIn(true, (ctx, accountId) =>
-        setAppWebhook(ctx, { ...appOf(request, accountId), ...(request.body as WebhookInput), rules }),
-      )(request);
-      return reply.code(created ? 201 : 200).send(webhook);
+    handler: async (ctx, request, reply, { webhooks }) => {
+      const { webhook, created } = await setAppWebhook(ctx, {
+        ...appOf(ctx, request.params),
+        ...request.body,
+        rules: webhooks.rules,
+      });
+      reply.code(created ? 201 : 200);
+      return webhook;
     },
-  );
-
-  app.delete(base, { schema: { params, querystring: noQuery, body: noBody } }, async (request, reply) => {
-    await signedIn(true, (ctx, accountId) => deleteAppWebhook(ctx, appOf(request, accountId)))(request);
-    return reply.code(204).send();
-  });
-
-  app.post(
-    `${base}/enable`,
-    { schema: { params, querystring: noQuery, body: noBody, response: { 200: AppWebhookSchema } } },
-    signedIn(true, (ctx, accountId, request) => enableAppWebhook(ctx, appOf(request, accountId))),
-  );
-
-  app.get(
-    `${base}/secret`,
-    { schema: { params, querystring: noQuery, response: { 200: SigningSecretListSchema } } },
-    signedIn(false, (ctx, accountId, request) => listAppWebhookSecrets(ctx, appOf(request, accountId))),
-  );
-
-  app.post(
-    `${base}/secret/rotate`,
-    { schema: { params, querystring: noQuery, body: noBody, response: { 200: RotatedSecretSchema } } },
-    signedIn(true, (ctx, accountId, request) => rotateAppWebhookSecret(ctx, appOf(request, accountId))),
-  );
-
-  deliveryLogRoutes(app, signedIn, {
+  }),
+  signedInRoute({
+    method: 'DELETE',
+    url: base,
+    auth,
+    schema: { params, querystring: noQuery, body: noBody },
+    handler: async (ctx, request) => {
+      await deleteAppWebhook(ctx, appOf(ctx, request.params));
+      return undefined;
+    },
+  }),
+  signedInRoute({
+    method: 'POST',
+    url: `${base}/enable`,
+    auth,
+    schema: { params, querystring: noQuery, body: noBody, response: { 200: AppWebhookSchema } },
+    handler: (ctx, request) => enableAppWebhook(ctx, appOf(ctx, request.params)),
+  }),
+  signedInRoute({
+    method: 'GET',
+    url: `${base}/secret`,
+    auth,
+    schema: { params, querystring: noQuery, response: { 200: SigningSecretListSchema } },
+    handler: (ctx, request) => listAppWebhookSecrets(ctx, appOf(ctx, request.params)),
+  }),
+  signedInRoute({
+    method: 'POST',
+    url: `${base}/secret/rotate`,
+    auth,
+    schema: { params, querystring: noQuery, body: noBody, response: { 200: RotatedSecretSchema } },
+    handler: (ctx, request) => rotateAppWebhookSecret(ctx, appOf(ctx, request.params)),
+  }),
+  ...deliveryLogRoutes({
     base,
     params,
-    delivery,
-    limiters,
-    webhookOf: (ctx, accountId, request) => findAppWebhook(ctx, appOf(request, accountId)),
-  });
-}
+    auth,
+    webhookOf: (ctx, path) => findAppWebhook(ctx, appOf(ctx, path as { client_id: string })),
+  }),
+];

@@ -1,19 +1,25 @@
 import type { FastifyInstance } from 'fastify';
-import { webhookRouteOptions } from '../shared/delivery-log.route.ts';
+import { accountRoutes } from '../shared/account-routes.ts';
 import { dashboardSessions } from '../shared/sessions.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
+import type { SignedInRoute } from '../shared/signed-in-route.ts';
 import { storeRoutes } from './store.route.ts';
 import { tableRoutes } from './tables.route.ts';
 import { restaurantWebhookRoutes } from './webhooks.route.ts';
 
+/** Every operation of the dashboard's JSON API; the shared surface test walks this list. */
+export const dashboardRoutes: readonly SignedInRoute[] = [
+  ...accountRoutes('/dashboard/api'),
+  ...restaurantWebhookRoutes,
+  ...tableRoutes,
+  ...storeRoutes,
+];
+
 /*
  * The restaurant dashboard's JSON API under `/dashboard/api`: sign-in (any account; what it may
- * see is decided per restaurant: its owners), the restaurant's store settings, hours, special days
- * and pause, its own webhooks, its tables and areas.
+ * see is decided per restaurant by the restaurant gate), the restaurant's store settings, hours,
+ * special days and pause, its own webhooks, its tables and areas.
  */
 export async function dashboardPlugin(app: FastifyInstance, options: SignedInApiOptions): Promise<void> {
-  const signedIn = await signedInApi(app, options, dashboardSessions);
-  restaurantWebhookRoutes(app, signedIn, webhookRouteOptions(options));
-  tableRoutes(app, signedIn);
-  storeRoutes(app, signedIn);
+  await signedInApi(app, options, dashboardSessions, dashboardRoutes);
 }

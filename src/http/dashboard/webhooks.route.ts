@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import {
   createRestaurantWebhook,
@@ -13,11 +12,10 @@ import {
   RestaurantWebhookSchema,
   RotatedSecretSchema,
   SigningSecretListSchema,
-  type WebhookInput,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
-import { deliveryLogRoutes, type WebhookRouteOptions } from '../shared/delivery-log.route.ts';
-import type { SignedIn } from '../shared/signed-in-api.ts';
+import { deliveryLogRoutes } from '../shared/delivery-log.route.ts';
+import { ownersOnly, type SignedInRoute, signedInRoute } from '../shared/signed-in-route.ts';
 
 const base = '/dashboard/api/restaurants/:restaurant_id/webhooks';
 const restaurantParams = Type.Object(
@@ -47,103 +45,86 @@ const WebhookListSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const refOf = (request: FastifyRequest, accountId: string) => {
-  const { restaurant_id, webhook_id } = request.params as { restaurant_id: string; webhook_id?: string };
-  return { restaurantId: restaurant_id, webhookId: webhook_id ?? '', accountId };
-};
+const auth = ownersOnly;
 
 /** A restaurant's own webhooks in the dashboard: only its owners (for anyone else it is 404). */
-export function restaurantWebhookRoutes(
-  app: FastifyInstance,
-  signedIn: SignedIn,
-  { rules, delivery, limiters }: WebhookRouteOptions,
-): void {
-  app.get(
-    base,
-    { schema: { params: restaurantParams, querystring: noQuery, response: { 200: WebhookListSchema } } },
-    signedIn(false, (ctx, accountId, request) => listRestaurantWebhooks(ctx, refOf(request, accountId))),
-  );
-
-  app.post(
-    base,
-    {
-      schema: {
-        params: restaurantParams,
-        querystring: noQuery,
-        body: WebhookInputSchema,
-        response: { 201: CreatedWebhookSchema },
-      },
+export const restaurantWebhookRoutes: readonly SignedInRoute[] = [
+  signedInRoute({
+    method: 'GET',
+    url: base,
+    auth,
+    schema: { params: restaurantParams, querystring: noQuery, response: { 200: WebhookListSchema } },
+    handler: (ctx) => listRestaurantWebhooks(ctx),
+  }),
+  signedInRoute({
+    method: 'POST',
+    url: base,
+    auth,
+    schema: {
+      params: restaurantParams,
+      querystring: noQuery,
+      body: WebhookInputSchema,
+      response: { 201: CreatedWebhookSchema },
     },
-    async (request, reply) => {
-      const { webhook, secret } = await signedIn(true, (ctx, accountId) =>
-        createRestaurantWebhook(ctx, {
-          ...refOf(request, accountId),
-          ...(request.body as WebhookInput),
-          rules,
-        }),
-      )(request);
-      return reply.code(201).send({ ...webhook, secret });
+    handler: async (ctx, request, reply, { webhooks }) => {
+      const { webhook, secret } = await createRestaurantWebhook(ctx, {
+        ...request.body,
+        rules: webhooks.rules,
+      });
+      reply.code(201);
+      return { ...webhook, secret };
     },
-  );
-
-  app.patch(
-    `${base}/:webhook_id`,
-    {
-      schema: {
-        params: webhookParams,
-        querystring: noQuery,
-        body: WebhookPatchSchema,
-        response: { 200: RestaurantWebhookSchema },
-      },
+  }),
+  signedInRoute({
+    method: 'PATCH',
+    url: `${base}/:webhook_id`,
+    auth,
+    schema: {
+      params: webhookParams,
+      querystring: noQuery,
+      body: WebhookPatchSchema,
+      response: { 200: RestaurantWebhookSchema },
     },
-    signedIn(true, (ctx, accountId, request) =>
+    handler: (ctx, request, _reply, { webhooks }) =>
       updateRestaurantWebhook(ctx, {
-        ...refOf(request, accountId),
-        ...(request.body as Partial<WebhookInput> & { enabled?: boolean }),
-        rules,
+        ...request.body,
+        webhookId: request.params.webhook_id,
+        rules: webhooks.rules,
       }),
-    ),
-  );
-
-  app.delete(
-    `${base}/:webhook_id`,
-    { schema: { params: webhookParams, querystring: noQuery, body: noBody } },
-    async (request, reply) => {
-      await signedIn(true, (ctx, accountId) => deleteRestaurantWebhook(ctx, refOf(request, accountId)))(
-        request,
-      );
-      return reply.code(204).send();
+  }),
+  signedInRoute({
+    method: 'DELETE',
+    url: `${base}/:webhook_id`,
+    auth,
+    schema: { params: webhookParams, querystring: noQuery, body: noBody },
+    handler: async (ctx, request) => {
+      await deleteRestaurantWebhook(ctx, { webhookId: request.params.webhook_id });
+      return undefined;
     },
-  );
-
-  app.get(
-    `${base}/:webhook_id/secret`,
-    { schema: { params: webhookParams, querystring: noQuery, response: { 200: SigningSecretListSchema } } },
-    signedIn(false, (ctx, accountId, request) =>
-      listRestaurantWebhookSecrets(ctx, refOf(request, accountId)),
-    ),
-  );
-
-  app.post(
-    `${base}/:webhook_id/secret/rotate`,
-    {
-      schema: {
-        params: webhookParams,
-        querystring: noQuery,
-        body: noBody,
-        response: { 200: RotatedSecretSchema },
-      },
+  }),
+  signedInRoute({
+    method: 'GET',
+    url: `${base}/:webhook_id/secret`,
+    auth,
+    schema: { params: webhookParams, querystring: noQuery, response: { 200: SigningSecretListSchema } },
+    handler: (ctx, request) => listRestaurantWebhookSecrets(ctx, { webhookId: request.params.webhook_id }),
+  }),
+  signedInRoute({
+    method: 'POST',
+    url: `${base}/:webhook_id/secret/rotate`,
+    auth,
+    schema: {
+      params: webhookParams,
+      querystring: noQuery,
+      body: noBody,
+      response: { 200: RotatedSecretSchema },
     },
-    signedIn(true, (ctx, accountId, request) =>
-      rotateRestaurantWebhookSecret(ctx, refOf(request, accountId)),
-    ),
-  );
-
-  deliveryLogRoutes(app, signedIn, {
+    handler: (ctx, request) => rotateRestaurantWebhookSecret(ctx, { webhookId: request.params.webhook_id }),
+  }),
+  ...deliveryLogRoutes({
     base: `${base}/:webhook_id`,
     params: webhookParams,
-    delivery,
-    limiters,
-    webhookOf: (ctx, accountId, request) => restaurantWebhookOf(ctx, refOf(request, accountId), false),
-  });
-}
+    auth,
+    webhookOf: (ctx, path) => restaurantWebhookOf(ctx, { webhookId: path.webhook_id ?? '' }, false),
+  }),
+];

@@ -1,8 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type, { type TObject } from 'typebox';
 import type { Ctx } from '../../domain/shared/context.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
-import type { Limiters } from '../../domain/shared/limits.ts';
+import type { Limiter } from '../../domain/shared/limits.ts';
 import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../domain/webhooks/delivery.ts';
 import {
   checkTestEventType,
@@ -15,13 +14,13 @@ import {
 } from '../../domain/webhooks/delivery-log.service.ts';
 import { DeliveryListSchema, DeliverySchema } from '../../domain/webhooks/webhook.schema.ts';
 import type { AddressRules } from '../../domain/webhooks/webhook-address.ts';
-import type { SignedIn, SignedInApiOptions } from './signed-in-api.ts';
+import type { SignedInApiOptions } from './signed-in-api.ts';
+import { type SignedInAuth, type SignedInRoute, signedInRoute } from './signed-in-route.ts';
 
 /** What the webhook routes of the console and the dashboard need from the service's settings. */
 export interface WebhookRouteOptions {
   rules: AddressRules;
   delivery: WebhookDeliverySettings;
-  limiters: Limiters;
 }
 
 export function webhookRouteOptions(options: SignedInApiOptions): WebhookRouteOptions {
@@ -32,7 +31,6 @@ export function webhookRouteOptions(options: SignedInApiOptions): WebhookRouteOp
       baseUrl: options.config.baseUrl,
       webhooksAllowInsecure: allowInsecure,
     }),
-    limiters: options.limiters,
   };
 }
 
@@ -40,10 +38,9 @@ export interface DeliveryLogOptions {
   /** The webhook's address in the surface's API, with its path parameters. */
   base: string;
   params: TObject;
-  /** The webhook the signed-in account may see at this address (404 otherwise). */
-  webhookOf(ctx: Ctx, accountId: string, request: FastifyRequest): Promise<LoggedWebhook>;
-  delivery: WebhookDeliverySettings;
-  limiters: Limiters;
+  auth: SignedInAuth;
+  /** The webhook the ctx's actor may see at this address (404 otherwise), from the path's parameters. */
+  webhookOf(ctx: Ctx, params: Record<string, string>): Promise<LoggedWebhook>;
 }
 
 const noBody = Type.Object({}, { additionalProperties: false });
@@ -57,19 +54,13 @@ const noBody = Type.Object({}, { additionalProperties: false });
  *   restaurant's own), else 429 rate_limited.
  * The sends run outside a transaction: each step commits, so the log keeps what was sent.
  */
-export function deliveryLogRoutes(
-  app: FastifyInstance,
-  signedIn: SignedIn,
-  options: DeliveryLogOptions,
-): void {
-  const { base, params, webhookOf, delivery, limiters } = options;
-  const limiter = limiters.createLimiter(manualSendLimit);
+export function deliveryLogRoutes(options: DeliveryLogOptions): SignedInRoute[] {
+  const { base, params, auth, webhookOf } = options;
   const withDelivery = Type.Object(
     { ...params.properties, delivery_id: Type.String({ maxLength: 100 }) },
     { additionalProperties: false },
   );
-  const deliveryIdOf = (request: FastifyRequest) => (request.params as { delivery_id: string }).delivery_id;
-  const countSend = async (webhook: LoggedWebhook) => {
+  const countSend = async (webhook: LoggedWebhook, limiter: Limiter) => {
     const state = await limiter.consume(webhook.appId ?? webhook.id);
     if (!state.allowed)
       throw new ApiError(
@@ -78,10 +69,13 @@ export function deliveryLogRoutes(
         { headers: { 'retry-after': String(state.resetSeconds) } },
       );
   };
+  const pathOf = (request: { params: unknown }) => request.params as Record<string, string>;
 
-  app.get(
-    `${base}/deliveries`,
-    {
+  return [
+    signedInRoute({
+      method: 'GET',
+      url: `${base}/deliveries`,
+      auth,
       schema: {
         params,
         querystring: Type.Object(
@@ -93,47 +87,50 @@ export function deliveryLogRoutes(
         ),
         response: { 200: DeliveryListSchema },
       },
-    },
-    signedIn(false, async (ctx, accountId, request) => {
-      const webhook = await webhookOf(ctx, accountId, request);
-      return listDeliveries(ctx, webhook.id, request.query as { limit: number; before?: string });
+      handler: async (ctx, request) => {
+        const webhook = await webhookOf(ctx, pathOf(request));
+        return listDeliveries(ctx, webhook.id, request.query);
+      },
     }),
-  );
-
-  app.get(
-    `${base}/deliveries/:delivery_id`,
-    { schema: { params: withDelivery, response: { 200: DeliverySchema } } },
-    signedIn(false, async (ctx, accountId, request) => {
-      const webhook = await webhookOf(ctx, accountId, request);
-      return getDelivery(ctx, webhook.id, deliveryIdOf(request));
+    signedInRoute({
+      method: 'GET',
+      url: `${base}/deliveries/:delivery_id`,
+      auth,
+      schema: { params: withDelivery, response: { 200: DeliverySchema } },
+      handler: async (ctx, request) => {
+        const webhook = await webhookOf(ctx, pathOf(request));
+        return getDelivery(ctx, webhook.id, request.params.delivery_id);
+      },
     }),
-  );
-
-  app.post(
-    `${base}/deliveries/:delivery_id/resend`,
-    { schema: { params: withDelivery, body: noBody, response: { 200: DeliverySchema } } },
-    signedIn(false, async (ctx, accountId, request) => {
-      const webhook = await webhookOf(ctx, accountId, request);
-      await getDelivery(ctx, webhook.id, deliveryIdOf(request));
-      await countSend(webhook);
-      return resendDelivery(ctx, webhook.id, deliveryIdOf(request), delivery);
+    signedInRoute({
+      method: 'POST',
+      url: `${base}/deliveries/:delivery_id/resend`,
+      auth,
+      transaction: false,
+      schema: { params: withDelivery, body: noBody, response: { 200: DeliverySchema } },
+      handler: async (ctx, request, _reply, { manualSends, webhooks }) => {
+        const webhook = await webhookOf(ctx, pathOf(request));
+        await getDelivery(ctx, webhook.id, request.params.delivery_id);
+        await countSend(webhook, manualSends);
+        return resendDelivery(ctx, webhook.id, request.params.delivery_id, webhooks.delivery);
+      },
     }),
-  );
-
-  app.post(
-    `${base}/test`,
-    {
+    signedInRoute({
+      method: 'POST',
+      url: `${base}/test`,
+      auth,
+      transaction: false,
       schema: {
         params,
         body: Type.Object({ type: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
         response: { 200: DeliverySchema },
       },
-    },
-    signedIn(false, async (ctx, accountId, request) => {
-      const webhook = await webhookOf(ctx, accountId, request);
-      const type = checkTestEventType(webhook, (request.body as { type: string }).type);
-      await countSend(webhook);
-      return sendTestEvent(ctx, webhook, type, delivery);
+      handler: async (ctx, request, _reply, { manualSends, webhooks }) => {
+        const webhook = await webhookOf(ctx, pathOf(request));
+        const type = checkTestEventType(webhook, request.body.type);
+        await countSend(webhook, manualSends);
+        return sendTestEvent(ctx, webhook, type, webhooks.delivery);
+      },
     }),
-  );
+  ];
 }

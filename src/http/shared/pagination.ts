@@ -8,11 +8,12 @@ import type { ListOrder, PagePosition, PageRange, SortKey } from '../../domain/s
  * `{object: "list", data, has_more, next_cursor}`; cursors are opaque and bound to the filters they
  * were made with — a cursor sent with other filters is a 400 on `cursor`.
  */
+const defaultPageSize = 25;
 export const LimitParam = Type.Optional(
   Type.Integer({
     minimum: 1,
     maximum: 100,
-    default: 25,
+    default: defaultPageSize,
     description: 'Page size, 1 to 100.',
     examples: [25],
   }),
@@ -24,10 +25,10 @@ export const CursorParam = Type.String({
 });
 
 /**
- * A list query as the handler gets it: `limit` may be left out of the request, and validation
- * (Ajv's useDefaults) fills in LimitParam's default, so it is always set by then.
+ * A list query as the handler gets it: `limit` may be left out of the request; validation (Ajv's
+ * useDefaults) fills in LimitParam's default, so it is set by then (the type cannot tell).
  */
-export type PageQuery = { limit: number; cursor?: string };
+export type PageQuery = { limit?: number; cursor?: string };
 
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({
@@ -144,9 +145,10 @@ function keysetPositionIn(list: string, position: unknown): PagePosition {
 export async function keysetPage<K extends SortKey, T extends { id: string } & Record<K, Date>>(
   list: string,
   order: ListOrder<K>,
-  query: PageQuery & Record<string, unknown>,
+  request: PageQuery & Record<string, unknown>,
   fetch: (page: Required<PageRange>) => Promise<T[]>,
 ): Promise<List<T>> {
+  const query = { ...request, limit: request.limit ?? defaultPageSize };
   const position = pagePosition(query);
   const after = position === null ? null : keysetPositionIn(list, position);
   const rows = await fetch({ after, limit: query.limit + 1 });
