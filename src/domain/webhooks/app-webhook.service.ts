@@ -64,9 +64,10 @@ export async function setAppWebhook(
   ctx: Ctx,
   input: AppRef & WebhookInput & { rules: AddressRules },
 ): Promise<{ webhook: AppWebhook; created: boolean; secret: string | null }> {
+  // Another developer's app is not found, whatever the input.
+  const app = await findApp(ctx, input, true);
   const events = checkEventSelection(input.events, 'app');
   const url = (await checkWebhookUrl(input.url, input.rules)).href;
-  const app = await findApp(ctx, input, true);
   const now = ctx.clock.now();
   const existing = await ctx.db
     .updateTable('webhooks')
