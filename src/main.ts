@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { webhookDeliverySettings } from './adapters/webhook-post.ts';
 import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
 import type { Config } from './config.ts';
 import { whenDatabaseAnswers } from './db/availability.ts';
@@ -9,7 +10,6 @@ import { migrate } from './db/migrate.ts';
 import { describeDemoData, seedDemoData } from './demo/demo-data.ts';
 import { type Clock, systemClock } from './domain/shared/context.ts';
 import { openSandboxClock, type SandboxClock } from './domain/shared/sandbox-clock.ts';
-import { webhookDeliverySettings } from './domain/webhooks/delivery.ts';
 import { emailTransport } from './worker/email-transport.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
 

@@ -157,17 +157,19 @@ export interface EventEnvelopesTable {
   body: string;
 }
 
-export interface EmailOutboxTable {
+/** The background job queue (see 0015): what a job carries is its kind's (domain/jobs/jobs.ts). */
+export interface JobsTable {
   id: string;
+  kind: string;
+  payload: ColumnType<unknown, string, never>;
   tenant_id: string | null;
-  to_address: string;
-  subject: string;
-  body: string;
   created_at: Date;
-  send_after: Date;
+  run_after: Date;
+  locked_until: Date | null;
   attempts: Generated<number>;
-  sent_at: Date | null;
   last_error: string | null;
+  done_at: Date | null;
+  failed_at: Date | null;
 }
 
 /** Both kinds of webhook (see 0010): the app's (app_id) or a restaurant's own (tenant_id). */
@@ -314,7 +316,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   event_envelopes: EventEnvelopesTable;
-  email_outbox: EmailOutboxTable;
+  jobs: JobsTable;
   sessions: SessionsTable;
   webhooks: WebhooksTable;
   webhook_secrets: WebhookSecretsTable;

@@ -15,8 +15,8 @@ export interface EmailTransport {
 
 /*
  * The SMTP server of SMTP_URL, from MAIL_FROM; a connection per mail. The timeouts are well
- * below the outbox's claim lease (10 minutes), so a slow server cannot make a second worker take
- * a mail that is still being sent.
+ * below the job queue's lease (10 minutes), so a slow server cannot make a second worker take a
+ * mail that is still being sent.
  * Without SMTP_URL (development, demos) each mail is logged, recipient and subject only, and counts
  * as sent.
  */

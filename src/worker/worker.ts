@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { WebhookDeliverySettings } from '../adapters/webhook-post.ts';
 import { DatabaseOutage } from '../db/availability.ts';
 import type { Db } from '../db/client.ts';
 import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
@@ -6,12 +7,13 @@ import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
 import type { Clock } from '../domain/shared/context.ts';
 import { liftEndedPauses } from '../domain/store/store.service.ts';
-import { type WebhookDeliverySettings, WebhookSender } from '../domain/webhooks/delivery.ts';
-import { sendDueEmails } from './email.job.ts';
 import type { EmailTransport } from './email-transport.ts';
+import { jobHandlers } from './job-kinds.ts';
+import { purgeFinishedJobs, runDueJobs } from './job-queue.ts';
 import { runWebhookDelivery } from './webhook-delivery.job.ts';
+import { WebhookSender } from './webhook-sender.ts';
 
-/** What jobs reach besides the database and the clock. */
+/** What jobs (on an interval or queued) reach besides the database and the clock. */
 export interface JobServices {
   log: Logger;
   emailTransport: EmailTransport;
@@ -25,7 +27,13 @@ export interface Job {
   run(db: Db, clock: Clock, services: JobServices): Promise<unknown>;
 }
 
-/** The background jobs of the worker role. */
+/** How long the queue keeps jobs done or given up, for operators to look into. */
+const finishedJobsKeptMs = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The background jobs of the worker role, each on its interval; one of them runs the job queue
+ * (job-queue.ts, the kinds in job-kinds.ts).
+ */
 export const jobs: readonly Job[] = [
   {
     name: 'purge expired idempotency keys',
@@ -43,9 +51,14 @@ export const jobs: readonly Job[] = [
     run: (db, clock) => purgeOldEvents(db, clock.now()),
   },
   {
-    name: 'send queued e-mails',
-    everyMs: 3000,
-    run: (db, clock, services) => sendDueEmails(db, clock, services.emailTransport, services.log),
+    name: 'run queued jobs',
+    everyMs: 1000,
+    run: (db, clock, services) => runDueJobs(db, clock, services, jobHandlers),
+  },
+  {
+    name: 'purge finished jobs',
+    everyMs: 60 * 60 * 1000,
+    run: (db, clock) => purgeFinishedJobs(db, clock.now(), finishedJobsKeptMs),
   },
   {
     name: 'lift ended store pauses',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { consentToApp } from '../../src/domain/connections/connections.service.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp } from '../harness.ts';
+import { queuedEmails } from '../worker/queued-emails.ts';
 
 let t: TestApp;
 before(async () => {
@@ -11,13 +12,7 @@ after(() => t.close());
 
 const eventsOf = (tenantId: string) =>
   t.database.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute();
-const mailsOf = (tenantId: string) =>
-  t.database.db
-    .selectFrom('email_outbox')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .orderBy('id')
-    .execute();
+const mailsOf = (tenantId: string) => queuedEmails(t.database.db, { tenantId });
 
 test('consent creates the connection (app.connected) and e-mails the owners', async () => {
   const tenant = await makeTenant(t.ctx, { scopes: ['orders:read'] });

@@ -1,15 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../src/adapters/webhook-post.ts';
 import type { Db } from '../../src/db/client.ts';
 import type { Clock } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
-import {
-  type WebhookDeliverySettings,
-  WebhookSender,
-  webhookDeliverySettings,
-} from '../../src/domain/webhooks/delivery.ts';
 import type { EmailTransport } from '../../src/worker/email-transport.ts';
+import { WebhookSender } from '../../src/worker/webhook-sender.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import type { Tenant, TestApp } from '../harness.ts';
 

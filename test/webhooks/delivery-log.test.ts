@@ -262,11 +262,14 @@ describe('a restaurant’s own webhook', () => {
     const created: Array<{ webhook: { id: string }; secret: string }> = [];
     for (const p of own) {
       created.push(
-        await createRestaurantWebhook({ ...t.ctx, tenantId: tenant.restaurantId }, {
-          url: `${receiver.base}${p}`,
-          events: ['*'],
-          rules: { allowInsecure: true },
-        }),
+        await createRestaurantWebhook(
+          { ...t.ctx, tenantId: tenant.restaurantId },
+          {
+            url: `${receiver.base}${p}`,
+            events: ['*'],
+            rules: { allowInsecure: true },
+          },
+        ),
       );
     }
     const outboxId = await record(t, tenant, 'order.created', undefined, { livemode: false });

@@ -4,6 +4,7 @@ import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts'
 import { createRestaurantWebhook } from '../../src/domain/webhooks/restaurant-webhooks.service.ts';
 import { feedAll, idFor, record } from '../events/events-helpers.ts';
 import { buildTestApp, call, json, makeTenant, signInTo, type Tenant, type TestApp } from '../harness.ts';
+import { queuedEmails } from '../worker/queued-emails.ts';
 import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
 
 let t: TestApp;
@@ -41,8 +42,7 @@ const openDeliveries = (webhookId: string) =>
     .where('webhook_id', '=', webhookId)
     .where('next_attempt_at', 'is not', null)
     .execute();
-const mailsTo = async (email: string) =>
-  t.database.db.selectFrom('email_outbox').selectAll().where('to_address', '=', email).execute();
+const mailsTo = (email: string) => queuedEmails(t.database.db, { to: email });
 
 async function developerEmail(tenant: Tenant): Promise<string> {
   const row = await t.database.db
@@ -137,11 +137,14 @@ test('a success ends the streak: failures count again from zero', async () => {
 test('a restaurant’s own webhook switched off e-mails the restaurant’s owners', async () => {
   const tenant = await makeTenant(t.ctx, { livemode: false });
   const p = downPath();
-  const { webhook } = await createRestaurantWebhook({ ...t.ctx, tenantId: tenant.restaurantId }, {
-    url: `${receiver.base}${p}`,
-    events: ['order.*'],
-    rules: { allowInsecure: true },
-  });
+  const { webhook } = await createRestaurantWebhook(
+    { ...t.ctx, tenantId: tenant.restaurantId },
+    {
+      url: `${receiver.base}${p}`,
+      events: ['order.*'],
+      rules: { allowInsecure: true },
+    },
+  );
   const owner = await developerEmail(tenant); // makeTenant's developer owns the restaurant
   const mailsBefore = (await mailsTo(owner)).length;
   await tenFailures(tenant);

@@ -154,11 +154,14 @@ test('a restaurant’s own webhook: the restaurant’s newest event of the type,
   const tenant = await makeTenant(t.ctx, { livemode: false });
   serial += 1;
   const path = `/ok/test-data-${serial}`;
-  const { webhook } = await createRestaurantWebhook({ ...t.ctx, tenantId: tenant.restaurantId }, {
-    url: `${receiver.base}${path}`,
-    events: ['*'],
-    rules: { allowInsecure: true },
-  });
+  const { webhook } = await createRestaurantWebhook(
+    { ...t.ctx, tenantId: tenant.restaurantId },
+    {
+      url: `${receiver.base}${path}`,
+      events: ['*'],
+      rules: { allowInsecure: true },
+    },
+  );
   const newest = {
     object: { object: 'store', id: tenant.restaurantId, name: 'Real name' },
     changed: ['name'],

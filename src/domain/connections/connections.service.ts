@@ -5,7 +5,6 @@ import { ApiError, InputError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isScope, type Scope } from '../shared/scopes.ts';
 import { type Connection, type ConnectionRevoked, toConnection } from './connection.schema.ts';
-import { scopeDescriptions } from './scope-descriptions.ts';
 
 /** The Connection resource of a connection with all its scopes (`data.object` of app.* events). */
 export async function loadConnection(ctx: Ctx, tenantId: string, connectionId: string): Promise<Connection> {
@@ -85,10 +84,10 @@ export async function consentToApp(
       data: { object },
     });
     if (restaurant.livemode) {
-      await emailOwners(ctx, input.tenantId, `${app.name} is now connected to ${restaurant.name}`, [
-        `The app ${app.name} was connected to ${restaurant.name} and may now:`,
-        ...scopes.map((scope) => `- ${scopeDescriptions[scope]}`),
-      ]);
+      await emailOwners(ctx, input.tenantId, {
+        template: 'appConnected',
+        params: { app: app.name, restaurant: restaurant.name, scopes },
+      });
     }
     return { connectionId: inserted.id, scopes, created: true };
   }
@@ -120,10 +119,10 @@ export async function consentToApp(
     });
     const added = scopes.filter((scope) => !previous.includes(scope));
     if (added.length > 0 && restaurant.livemode) {
-      await emailOwners(ctx, input.tenantId, `${app.name} may now do more at ${restaurant.name}`, [
-        `The app ${app.name}, connected to ${restaurant.name}, was allowed more:`,
-        ...added.map((scope) => `- ${scopeDescriptions[scope]}`),
-      ]);
+      await emailOwners(ctx, input.tenantId, {
+        template: 'appScopesAdded',
+        params: { app: app.name, restaurant: restaurant.name, scopes: added },
+      });
     }
   }
   return { connectionId: current.id, scopes, created: false };
@@ -151,9 +150,10 @@ export async function endConnection(ctx: Ctx): Promise<ConnectionRevoked> {
     data: { object, reason: 'app' },
   });
   if (object.livemode) {
-    await emailOwners(ctx, ctx.tenantId, `${object.app.name} was disconnected from ${object.tenant.name}`, [
-      `The app ${object.app.name} ended its connection to ${object.tenant.name}. It can no longer act for the restaurant.`,
-    ]);
+    await emailOwners(ctx, ctx.tenantId, {
+      template: 'appDisconnected',
+      params: { app: object.app.name, restaurant: object.tenant.name },
+    });
   }
   await ctx.db
     .updateTable('access_tokens')

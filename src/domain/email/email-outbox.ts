@@ -1,38 +1,34 @@
+import { type Locale, pickLocale } from '../../i18n/i18n.ts';
+import { enqueueJob } from '../jobs/jobs.ts';
 import type { Ctx } from '../shared/context.ts';
-import { newId } from '../shared/ids.ts';
+import type { EmailContent } from './email-templates.ts';
 
-export interface NewEmail {
+export type NewEmail = EmailContent & {
   /** The restaurant the mail is about, if any. */
   tenantId: string | null;
   to: string;
-  subject: string;
-  text: string;
+  locale: Locale;
+};
+
+/**
+ * The language of the e-mails to an account. Accounts have no language of their own yet, so this
+ * is English; once they have (a `locale` column), selecting it is all a caller has to add.
+ */
+export function recipientLocale(account: { email: string; locale?: string | null }): Locale {
+  return pickLocale([account.locale]);
 }
 
-/** Queues an e-mail in the caller's transaction; the worker sends it once that commits. */
+/**
+ * Queues an e-mail (template, parameters, locale) in the caller's transaction: a worker renders
+ * and sends it once that commits (job kind `email`).
+ */
 export async function queueEmail(ctx: Ctx, email: NewEmail): Promise<void> {
-  const now = ctx.clock.now();
-  await ctx.db
-    .insertInto('email_outbox')
-    .values({
-      id: newId(),
-      tenant_id: email.tenantId,
-      to_address: email.to,
-      subject: email.subject,
-      body: email.text,
-      created_at: now,
-      send_after: now,
-    })
-    .execute();
+  const { tenantId, ...payload } = email;
+  await enqueueJob(ctx, 'email', payload, { tenantId });
 }
 
-/** Queues the same e-mail to every owner of the restaurant. */
-export async function emailOwners(
-  ctx: Ctx,
-  tenantId: string,
-  subject: string,
-  lines: string[],
-): Promise<void> {
+/** Queues the e-mail to every owner of the restaurant, each in their own language. */
+export async function emailOwners(ctx: Ctx, tenantId: string, content: EmailContent): Promise<void> {
   const owners = await ctx.db
     .selectFrom('restaurant_members as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
@@ -41,6 +37,6 @@ export async function emailOwners(
     .where('m.role', '=', 'owner')
     .execute();
   for (const owner of owners) {
-    await queueEmail(ctx, { tenantId, to: owner.email, subject, text: `${lines.join('\n')}\n` });
+    await queueEmail(ctx, { ...content, tenantId, to: owner.email, locale: recipientLocale(owner) });
   }
 }

@@ -7,7 +7,7 @@ import { visibleTypes } from '../events/visibility.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
-import { claimForResend, send, type WebhookDeliverySettings, writeOutcomes } from './delivery.ts';
+import { claimForResend, type DeliveryPoster, send, writeOutcomes } from './delivery.ts';
 import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
 
 /** A webhook as the log needs it: whose it is decides which test events it may be sent. */
@@ -116,11 +116,11 @@ export async function resendDelivery(
   ctx: Ctx,
   webhookId: string,
   deliveryId: string,
-  settings: WebhookDeliverySettings,
+  poster: DeliveryPoster,
 ): Promise<DeliveryView> {
   await getDelivery(ctx, webhookId, deliveryId);
   const claimed = await claimForResend(ctx.db, ctx.clock.now(), deliveryId);
-  await writeOutcomes(ctx.db, ctx.clock, [await send(claimed, false, settings, ctx.clock)]);
+  await writeOutcomes(ctx.db, ctx.clock, [await send(claimed, false, poster, ctx.clock)]);
   return getDelivery(ctx, webhookId, deliveryId);
 }
 
@@ -208,7 +208,7 @@ export async function sendTestEvent(
   ctx: Ctx,
   webhook: LoggedWebhook,
   type: EventType,
-  settings: WebhookDeliverySettings,
+  poster: DeliveryPoster,
 ): Promise<DeliveryView> {
   const audience = await testAudience(ctx, webhook);
   const data = { ...(await testEventData(ctx, audience, type)), test: true };
@@ -261,5 +261,5 @@ export async function sendTestEvent(
       })
       .execute();
   });
-  return resendDelivery(ctx, webhook.id, deliveryId, settings);
+  return resendDelivery(ctx, webhook.id, deliveryId, poster);
 }

@@ -1,11 +1,6 @@
-import DataLoader from 'dataloader';
 import { type RawBuilder, sql } from 'kysely';
-import type { Logger } from 'pino';
-import { OutboundHttpClient } from '../../adapters/outbound-http.ts';
 import type { Db } from '../../db/client.ts';
-import { eventId } from '../events/positions.ts';
-import { type Clock, systemCtx, wallClockTime } from '../shared/context.ts';
-import { signatureHeader } from './signature.ts';
+import { type Clock, systemCtx } from '../shared/context.ts';
 import { countOutcomes } from './switching-off.ts';
 
 /** spec: Webhooks, Retries: the wait before attempt n (index n, from 1); attempt 1 is at once. */
@@ -13,43 +8,8 @@ const minute = 60 * 1000;
 const waitsBeforeAttempt = [0, 0, 1, 5, 30, 120, 360, 720, 1440].map((m) => m * minute);
 export const maxDeliveryAttempts = 8;
 
-/** Most deliveries one claim takes. */
-const claimBatch = 100;
-/** Most sends one worker process has open at once, in all and to one webhook. */
-const maxInFlight = 500;
-const maxInFlightPerWebhook = 100;
-/** A claimed delivery whose worker died is sent again this long after its time-out. */
-const leaseMarginMs = 5000;
-
-export interface WebhookDeliverySettings {
-  /** The guarded outbound client: public addresses only. */
-  http: OutboundHttpClient;
-  /**
-   * WEBHOOKS_ALLOW_INSECURE: a client that reaches loopback receivers too, for test restaurants'
-   * events only, which may then go to http addresses as well; null when the setting is off.
-   */
-  insecureHttp: OutboundHttpClient | null;
-  /** `Service-Webhooks/1.0 (+<documentation address>)`. */
-  userAgent: string;
-  /** The response time-out: 10 s (spec: Limits); tests shorten it. */
-  timeoutMs: number;
-}
-
-/** The delivery settings of a deployment: the 10 s time-out, the documentation address in the User-Agent. */
-export function webhookDeliverySettings(config: {
-  baseUrl: string;
-  webhooksAllowInsecure: boolean;
-}): WebhookDeliverySettings {
-  return {
-    http: new OutboundHttpClient(),
-    insecureHttp: config.webhooksAllowInsecure ? new OutboundHttpClient({ allowLoopback: true }) : null,
-    userAgent: `Service-Webhooks/1.0 (+${config.baseUrl}/v1/openapi.json)`,
-    timeoutMs: 10_000,
-  };
-}
-
 /** A delivery taken for one send, with everything the send needs. */
-interface Claimed {
+export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   position: string;
@@ -79,14 +39,14 @@ function claimedColumns(now: Date): RawBuilder<unknown> {
  * send's time-out (a lease): the outcome sets the real next time, and if this worker dies the
  * delivery is sent again once the lease ends. No transaction stays open during the send.
  */
-async function claimDue(
+export async function claimDue(
   db: Db,
   now: Date,
   limit: number,
   leaseMs: number,
   busyWebhooks: readonly string[],
-): Promise<Claimed[]> {
-  const result = await sql<Claimed>`
+): Promise<ClaimedDelivery[]> {
+  const result = await sql<ClaimedDelivery>`
     UPDATE webhook_deliveries d
     SET attempts = d.attempts + 1, sends = d.sends + 1, next_attempt_at = ${new Date(now.getTime() + leaseMs)}
     FROM (
@@ -103,8 +63,8 @@ async function claimDue(
 }
 
 /** Takes one delivery for a send outside the schedule (a resend): its number goes on, the 8 do not. */
-export async function claimForResend(db: Db, now: Date, deliveryId: string): Promise<Claimed> {
-  const result = await sql<Claimed>`
+export async function claimForResend(db: Db, now: Date, deliveryId: string): Promise<ClaimedDelivery> {
+  const result = await sql<ClaimedDelivery>`
     UPDATE webhook_deliveries d SET sends = d.sends + 1
     FROM webhooks w, event_envelopes e
     WHERE d.id = ${deliveryId} AND w.id = d.webhook_id
@@ -115,71 +75,38 @@ export async function claimForResend(db: Db, now: Date, deliveryId: string): Pro
   return claimed;
 }
 
-/** One send's result, as the delivery log keeps it. */
-export interface Outcome {
-  delivery: Claimed;
-  /** A scheduled attempt (a failure sets the next one) or a resend (a failure changes nothing). */
-  scheduled: boolean;
+/** How one send went, as the delivery log keeps it. */
+export interface SendResult {
   startedAt: Date;
   durationMs: number;
   statusCode: number | null;
   error: string | null;
 }
 
-/*
- * One send: a success is a 2xx answer within the time-out; a redirect (not followed), any other
- * status, a time-out, a refused or reset connection, or an address that is not allowed (the
- * outbound client checks the address it connects to, so DNS rebinding cannot get past it) are
- * failures. The response body is not read.
+/**
+ * The outbound side of a delivery (src/adapters/webhook-post.ts): posts it, signed, and says how
+ * it went (a failure is a result, never a throw). What follows from it stays here: the next
+ * attempt, giving up, switching the webhook off.
  */
-export async function send(
-  delivery: Claimed,
-  scheduled: boolean,
-  settings: WebhookDeliverySettings,
-  clock: Clock,
-): Promise<Outcome> {
-  const startedAt = clock.now();
-  const began = performance.now();
-  // The receiver checks the signature's time against its own clock (5 minutes with the usual
-  // verifiers): a sandbox clock's lead stays out of it.
-  const result = await post(delivery, settings, wallClockTime(clock));
-  return { delivery, scheduled, startedAt, durationMs: Math.round(performance.now() - began), ...result };
+export interface DeliveryPoster {
+  post(delivery: ClaimedDelivery, clock: Clock): Promise<SendResult>;
 }
 
-async function post(
-  delivery: Claimed,
-  settings: WebhookDeliverySettings,
-  now: Date,
-): Promise<{ statusCode: number | null; error: string | null }> {
-  const url = new URL(delivery.url);
-  // Insecure receivers only for test restaurants' events (webhook-address.ts).
-  const insecureHttp = delivery.livemode ? null : settings.insecureHttp;
-  if (url.protocol !== 'https:' && !(insecureHttp && url.protocol === 'http:'))
-    return { statusCode: null, error: 'The webhook address is not https.' };
-  try {
-    const response = await (insecureHttp ?? settings.http).fetch(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(settings.timeoutMs),
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': settings.userAgent,
-        'Service-Signature': signatureHeader(delivery.body, delivery.secrets, now),
-        'Service-Event-Id': eventId(delivery.position, delivery.audience_id),
-        'Service-Event-Type': delivery.event_type,
-        'Service-Delivery-Attempt': String(delivery.sends),
-      },
-      body: delivery.body,
-    });
-    await response.body?.cancel();
-    const ok = response.status >= 200 && response.status < 300;
-    return { statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
-  } catch (error) {
-    if ((error as Error).name === 'TimeoutError')
-      return { statusCode: null, error: `No answer within ${settings.timeoutMs} ms.` };
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { statusCode: null, error: cause?.code ?? cause?.message ?? (error as Error).message };
-  }
+/** One send's outcome. */
+export interface Outcome extends SendResult {
+  delivery: ClaimedDelivery;
+  /** A scheduled attempt (a failure sets the next one) or a resend (a failure changes nothing). */
+  scheduled: boolean;
+}
+
+/** Sends one claimed delivery through the poster. */
+export async function send(
+  delivery: ClaimedDelivery,
+  scheduled: boolean,
+  poster: DeliveryPoster,
+  clock: Clock,
+): Promise<Outcome> {
+  return { delivery, scheduled, ...(await poster.post(delivery, clock)) };
 }
 
 /*
@@ -230,97 +157,4 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
       outcomes.map((o) => ({ webhookId: o.delivery.webhook_id, ok: o.error === null, at: o.startedAt })),
     );
   });
-}
-
-/**
- * Sends due deliveries (one per worker process). Sends run in the background, up to 500 at once
- * and 100 to one webhook, so a receiver that hangs holds up at most its own deliveries. When a send ends and more is due, the
- * sender claims again at once rather than at the next tick. Outcomes are written in batches.
- */
-export class WebhookSender {
-  readonly #db: Db;
-  readonly #clock: Clock;
-  readonly #settings: WebhookDeliverySettings;
-  readonly #log: Logger;
-  readonly #outcomes: DataLoader<Outcome, void>;
-  /** Sends not yet written (in flight, or waiting for their outcome's batch). */
-  readonly #unwritten = new Set<Promise<void>>();
-  /** Sends in flight per webhook. */
-  readonly #perWebhook = new Map<string, number>();
-  #inFlight = 0;
-  /** The claiming under way: one at a time. */
-  #claiming: Promise<number> | null = null;
-  /** The last claim took all it could, or left out busy webhooks: claim again when a send ends. */
-  #claimAgain = false;
-
-  constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#settings = settings;
-    this.#log = log;
-    this.#outcomes = new DataLoader<Outcome, void>(
-      async (batch) => {
-        await writeOutcomes(db, clock, batch);
-        return batch.map(() => undefined);
-      },
-      { cache: false, maxBatchSize: 200, batchScheduleFn: (write) => setTimeout(write, 5) },
-    );
-  }
-
-  /** Claims what is due while there is room and starts sending it; returns how many it started. */
-  deliverDue(): Promise<number> {
-    this.#claiming ??= this.#claimWhileRoom().finally(() => {
-      this.#claiming = null;
-    });
-    return this.#claiming;
-  }
-
-  /** Resolves once every send started so far has its outcome written. */
-  async idle(): Promise<void> {
-    while (this.#unwritten.size > 0 || this.#claiming) {
-      await this.#claiming;
-      await Promise.all(this.#unwritten);
-    }
-  }
-
-  async #claimWhileRoom(): Promise<number> {
-    let started = 0;
-    for (;;) {
-      const busy = [...this.#perWebhook].filter(([, n]) => n >= maxInFlightPerWebhook).map(([id]) => id);
-      // A claim may take every delivery for one webhook: never more than the busiest one not yet full may add.
-      const fullest = Math.max(0, ...[...this.#perWebhook.values()].filter((n) => n < maxInFlightPerWebhook));
-      const room = Math.min(claimBatch, maxInFlight - this.#inFlight, maxInFlightPerWebhook - fullest);
-      this.#claimAgain = room <= 0 || busy.length > 0;
-      if (room <= 0) break;
-      const leaseMs = this.#settings.timeoutMs + leaseMarginMs;
-      const claimed = await claimDue(this.#db, this.#clock.now(), room, leaseMs, busy);
-      for (const delivery of claimed) this.#start(delivery);
-      started += claimed.length;
-      if (claimed.length < room) break;
-    }
-    return started;
-  }
-
-  #start(delivery: Claimed): void {
-    const count = (delta: number) => {
-      this.#inFlight += delta;
-      const n = (this.#perWebhook.get(delivery.webhook_id) ?? 0) + delta;
-      if (n === 0) this.#perWebhook.delete(delivery.webhook_id);
-      else this.#perWebhook.set(delivery.webhook_id, n);
-    };
-    count(1);
-    const unwritten = send(delivery, true, this.#settings, this.#clock)
-      .finally(() => {
-        count(-1);
-        if (this.#claimAgain && !this.#claiming)
-          this.deliverDue().catch((error: unknown) =>
-            this.#log.error({ err: error }, 'claiming webhook deliveries failed'),
-          );
-      })
-      .then((outcome) => this.#outcomes.load(outcome))
-      // Unwritten, the delivery is sent again once its lease ends.
-      .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
-      .finally(() => this.#unwritten.delete(unwritten));
-    this.#unwritten.add(unwritten);
-  }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.ts';
-import { emailOwners, queueEmail } from '../email/email-outbox.ts';
+import { emailOwners, queueEmail, recipientLocale } from '../email/email-outbox.ts';
 import type { Ctx } from '../shared/context.ts';
 
 /** spec: Webhooks: at least 10 failed attempts in a row and nothing succeeding for 24 hours. */
@@ -93,15 +93,12 @@ async function switchOff(ctx: Ctx, webhookId: string, failures: number, since: D
     .returning(['app_id', 'tenant_id', 'url'])
     .executeTakeFirstOrThrow();
   await skipOpenDeliveries(ctx.db, webhookId, now);
-  const what = [
-    `The webhook ${webhook.url} was switched off: ${reason}`,
-    'Deliveries still open were skipped; they can be resent from the delivery log.',
-  ];
+  const switchedOff = { url: webhook.url, failures, since: since.toISOString() };
   if (webhook.tenant_id !== null) {
-    await emailOwners(ctx, webhook.tenant_id, 'A webhook of your restaurant was switched off', [
-      ...what,
-      'Switch it on again in the dashboard once the address receives again.',
-    ]);
+    await emailOwners(ctx, webhook.tenant_id, {
+      template: 'restaurantWebhookSwitchedOff',
+      params: switchedOff,
+    });
     return;
   }
   const developer = await ctx.db
@@ -110,15 +107,11 @@ async function switchOff(ctx: Ctx, webhookId: string, failures: number, since: D
     .select(['a.email', 'p.name'])
     .where('p.id', '=', webhook.app_id as string)
     .executeTakeFirstOrThrow();
-  const lines = [
-    ...what,
-    'Every event stays available for 30 days through GET /v1/events.',
-    'Switch the webhook on again in the developer console once your receiver works.',
-  ];
   await queueEmail(ctx, {
     tenantId: null,
     to: developer.email,
-    subject: `The webhook of ${developer.name} was switched off`,
-    text: `${lines.join('\n')}\n`,
+    locale: recipientLocale(developer),
+    template: 'appWebhookSwitchedOff',
+    params: { app: developer.name, ...switchedOff },
   });
 }

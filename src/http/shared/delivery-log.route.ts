@@ -1,8 +1,8 @@
 import Type, { type TObject } from 'typebox';
+import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../adapters/webhook-post.ts';
 import type { Ctx } from '../../domain/shared/context.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
 import type { Limiter } from '../../domain/shared/limits.ts';
-import { type WebhookDeliverySettings, webhookDeliverySettings } from '../../domain/webhooks/delivery.ts';
 import {
   checkTestEventType,
   getDelivery,

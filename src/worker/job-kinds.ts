@@ -1,0 +1,8 @@
+import { emailJob, renderedEmailJob } from './email.job.ts';
+import type { JobHandlers } from './job-queue.ts';
+
+/** The handler of each kind of queued job (domain/jobs/jobs.ts lists the kinds and their payloads). */
+export const jobHandlers: JobHandlers = {
+  email: emailJob,
+  'rendered-email': renderedEmailJob,
+};

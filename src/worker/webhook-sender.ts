@@ -1,0 +1,115 @@
+import DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import type { WebhookDeliverySettings } from '../adapters/webhook-post.ts';
+import type { Db } from '../db/client.ts';
+import type { Clock } from '../domain/shared/context.ts';
+import {
+  type ClaimedDelivery,
+  claimDue,
+  type Outcome,
+  send,
+  writeOutcomes,
+} from '../domain/webhooks/delivery.ts';
+
+/** Most deliveries one claim takes. */
+const claimBatch = 100;
+/** Most sends one worker process has open at once, in all and to one webhook. */
+const maxInFlight = 500;
+const maxInFlightPerWebhook = 100;
+/** A claimed delivery whose worker died is sent again this long after its time-out. */
+const leaseMarginMs = 5000;
+
+/**
+ * Sends due deliveries (one per worker process), claimed and settled by the rules of
+ * domain/webhooks/delivery.ts and posted through the settings (adapters/webhook-post.ts). Sends
+ * run in the background, up to 500 at once and 100 to one webhook, so a receiver that hangs holds
+ * up at most its own deliveries. When a send ends and more is due, the sender claims again at
+ * once rather than at the next tick. Outcomes are written in batches.
+ */
+export class WebhookSender {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #settings: WebhookDeliverySettings;
+  readonly #log: Logger;
+  readonly #outcomes: DataLoader<Outcome, void>;
+  /** Sends not yet written (in flight, or waiting for their outcome's batch). */
+  readonly #unwritten = new Set<Promise<void>>();
+  /** Sends in flight per webhook. */
+  readonly #perWebhook = new Map<string, number>();
+  #inFlight = 0;
+  /** The claiming under way: one at a time. */
+  #claiming: Promise<number> | null = null;
+  /** The last claim took all it could, or left out busy webhooks: claim again when a send ends. */
+  #claimAgain = false;
+
+  constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#settings = settings;
+    this.#log = log;
+    this.#outcomes = new DataLoader<Outcome, void>(
+      async (batch) => {
+        await writeOutcomes(db, clock, batch);
+        return batch.map(() => undefined);
+      },
+      { cache: false, maxBatchSize: 200, batchScheduleFn: (write) => setTimeout(write, 5) },
+    );
+  }
+
+  /** Claims what is due while there is room and starts sending it; returns how many it started. */
+  deliverDue(): Promise<number> {
+    this.#claiming ??= this.#claimWhileRoom().finally(() => {
+      this.#claiming = null;
+    });
+    return this.#claiming;
+  }
+
+  /** Resolves once every send started so far has its outcome written. */
+  async idle(): Promise<void> {
+    while (this.#unwritten.size > 0 || this.#claiming) {
+      await this.#claiming;
+      await Promise.all(this.#unwritten);
+    }
+  }
+
+  async #claimWhileRoom(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      const busy = [...this.#perWebhook].filter(([, n]) => n >= maxInFlightPerWebhook).map(([id]) => id);
+      // A claim may take every delivery for one webhook: never more than the busiest one not yet full may add.
+      const fullest = Math.max(0, ...[...this.#perWebhook.values()].filter((n) => n < maxInFlightPerWebhook));
+      const room = Math.min(claimBatch, maxInFlight - this.#inFlight, maxInFlightPerWebhook - fullest);
+      this.#claimAgain = room <= 0 || busy.length > 0;
+      if (room <= 0) break;
+      const leaseMs = this.#settings.timeoutMs + leaseMarginMs;
+      const claimed = await claimDue(this.#db, this.#clock.now(), room, leaseMs, busy);
+      for (const delivery of claimed) this.#start(delivery);
+      started += claimed.length;
+      if (claimed.length < room) break;
+    }
+    return started;
+  }
+
+  #start(delivery: ClaimedDelivery): void {
+    const count = (delta: number) => {
+      this.#inFlight += delta;
+      const n = (this.#perWebhook.get(delivery.webhook_id) ?? 0) + delta;
+      if (n === 0) this.#perWebhook.delete(delivery.webhook_id);
+      else this.#perWebhook.set(delivery.webhook_id, n);
+    };
+    count(1);
+    const unwritten = send(delivery, true, this.#settings, this.#clock)
+      .finally(() => {
+        count(-1);
+        if (this.#claimAgain && !this.#claiming)
+          this.deliverDue().catch((error: unknown) =>
+            this.#log.error({ err: error }, 'claiming webhook deliveries failed'),
+          );
+      })
+      .then((outcome) => this.#outcomes.load(outcome))
+      // Unwritten, the delivery is sent again once its lease ends.
+      .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
+      .finally(() => this.#unwritten.delete(unwritten));
+    this.#unwritten.add(unwritten);
+  }
+}
