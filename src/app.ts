@@ -14,7 +14,9 @@ import { apiV1Plugin } from './http/api-v1/api-v1.plugin.ts';
 import { openApiRoutes } from './http/api-v1/openapi.route.ts';
 import { registerOpenApi } from './http/api-v1/openapi.ts';
 import { consolePlugin } from './http/console/console.plugin.ts';
+import { consolePagesPlugin } from './http/console/pages/console-pages.plugin.ts';
 import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
+import { dashboardPagesPlugin } from './http/dashboard/pages/dashboard-pages.plugin.ts';
 import { earlierMetadataAddress, rewriteEarlierApiAddress } from './http/earlier-addresses.ts';
 import { healthRoute } from './http/health.route.ts';
 import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
@@ -25,6 +27,7 @@ import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/shared/j
 import { notFoundOrMethodNotAllowed } from './http/shared/method-not-allowed.ts';
 import { parseQueryString } from './http/shared/query-string.ts';
 import { validatorCompiler } from './http/shared/validation.ts';
+import { assetsPlugin } from './http/web/assets.ts';
 
 export const apiVersion = '2026-10-08';
 
@@ -110,7 +113,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(earlierMetadataAddress, { config: deps.config });
   await app.register(authorizePlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(assetsPlugin);
   await app.register(consolePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(consolePagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(dashboardPagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
   return app;
 }

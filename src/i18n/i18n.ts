@@ -40,9 +40,12 @@ await instance.init({
   returnNull: false,
 });
 
-/** The translations of one language and namespace: `t('key', { name })`. */
-export function translator(locale: Locale, namespace: string): TFunction {
-  return instance.getFixedT(locale, namespace);
+/**
+ * The translations of one language and namespace: `t('key', { name })`. With several namespaces a
+ * key is looked up in each in turn (a page's own, then the shared `pages`).
+ */
+export function translator(locale: Locale, namespace: string | readonly string[]): TFunction {
+  return instance.getFixedT(locale, typeof namespace === 'string' ? namespace : [...namespace]);
 }
 
 /**

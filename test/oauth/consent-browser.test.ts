@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium, screenshot } from '../browser.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { authorizeQuery, makeAccount, makeApp, makeRestaurant, password } from './consent-helpers.ts';
 import { pkce } from './oauth-helpers.ts';
-
-/** Where the pages' screenshots are kept for a person to look at (ignored by git). */
-const screenshots = path.resolve(import.meta.dirname, '../../test-results');
-mkdirSync(screenshots, { recursive: true });
 
 /*
  * A real click-through in headless Chromium: the service listens on a local port, the app's
@@ -24,8 +18,8 @@ let serviceUrl: string;
 let receiver: Server;
 let receiverPort: number;
 const received: string[] = [];
-let userDataDir: string;
 let browser: BrowserContext;
+let closeBrowser: (() => Promise<void>) | undefined;
 
 before(async () => {
   t = await buildTestApp();
@@ -37,25 +31,11 @@ before(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverPort = (receiver.address() as AddressInfo).port;
-  userDataDir = mkdtempSync(path.join(tmpdir(), 'servery-chromium-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  ({ browser, close: closeBrowser } = await launchChromium());
 });
 
 after(async () => {
-  await browser?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await closeBrowser?.();
   await new Promise((resolve) => receiver?.close(resolve));
   await t?.close();
 });
@@ -86,14 +66,14 @@ test('an owner signs in, picks a restaurant and connects; the browser lands on t
   await page.goto(`${serviceUrl}/oauth/authorize?${query}`);
   await page.getByLabel('E-mail').fill(owner.email);
   await page.getByLabel('Password').fill(password);
-  await page.screenshot({ path: path.join(screenshots, 'consent-sign-in.png'), fullPage: true });
+  await screenshot(page, 'consent-sign-in');
   await page.getByRole('button', { name: 'Sign in' }).click();
 
   await page.getByRole('heading', { name: 'Connect Till Pro to your restaurant' }).waitFor();
   assert.ok(await page.getByText('see your orders').isVisible());
   assert.ok(await page.getByText('see your menu', { exact: true }).isVisible());
   await page.getByRole('radio', { name: chosen.name }).check();
-  await page.screenshot({ path: path.join(screenshots, 'consent-connect.png'), fullPage: true });
+  await screenshot(page, 'consent-connect');
   await Promise.all([
     page.waitForURL(`${redirectUri}?**`),
     page.getByRole('button', { name: 'Connect' }).click(),
@@ -114,4 +94,56 @@ test('an owner signs in, picks a restaurant and connects; the browser lands on t
     .executeTakeFirstOrThrow();
   assert.equal(connection.tenant_id, chosen.id);
   assert.deepEqual(connection.scopes, ['orders:read', 'menu:read']);
+});
+
+test('a German consent page: ui_locales=de, the scopes in German, Verbinden connects', async () => {
+  const developer = await makeAccount(t.ctx, { developer: true });
+  const owner = await makeAccount(t.ctx);
+  await makeRestaurant(t.ctx, [owner.id]);
+  const app = await makeApp(t.ctx, developer.id, {
+    type: 'public',
+    name: 'Kasse Plus',
+    redirectUris: ['http://127.0.0.1/callback'],
+  });
+  const redirectUri = `http://127.0.0.1:${receiverPort}/callback`;
+  const query = authorizeQuery({
+    response_type: 'code',
+    client_id: app.clientId,
+    redirect_uri: redirectUri,
+    state: 'de-state',
+    scope: 'orders:read store:read',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+    ui_locales: 'de',
+  });
+
+  await browser.clearCookies(); // signed out of the test before
+  const page = await browser.newPage();
+  await page.goto(`${serviceUrl}/oauth/authorize?${query}`);
+  assert.equal(await page.getAttribute('html', 'lang'), 'de');
+  await page.getByLabel('E-Mail').fill(owner.email);
+  await page.getByLabel('Passwort').fill('falsch');
+  await page.getByRole('button', { name: 'Anmelden' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(
+    (await page.getByRole('alert').textContent()) ?? '',
+    /Die E-Mail-Adresse oder das Passwort stimmt nicht/,
+  );
+  await screenshot(page, 'consent-de-sign-in-error');
+  await page.getByLabel('Passwort').fill(password);
+  await page.getByRole('button', { name: 'Anmelden' }).click();
+
+  await page.getByRole('heading', { name: 'Kasse Plus mit Ihrem Restaurant verbinden' }).waitFor();
+  assert.ok(await page.getByText('Ihre Bestellungen sehen').isVisible());
+  assert.ok(
+    await page
+      .getByText('Ihre Restauranteinstellungen, Öffnungszeiten, Tische und Bereiche sehen')
+      .isVisible(),
+  );
+  await screenshot(page, 'consent-de-connect');
+  await Promise.all([
+    page.waitForURL(`${redirectUri}?**`),
+    page.getByRole('button', { name: 'Verbinden' }).click(),
+  ]);
+  assert.match(new URL(page.url()).searchParams.get('code') ?? '', /^svc_ac_/);
 });

@@ -36,12 +36,32 @@ export async function actInRestaurant(ctx: Ctx, restaurantId: string, roles: rea
   return { ...ctx, tenantId: restaurantId, actor: { ...actor, role: member.role } };
 }
 
+/** The gate's answer as a value: the ctx in the restaurant, or null where it is not found. */
+export async function restaurantCtxOrNull(
+  ctx: Ctx,
+  restaurantId: string,
+  roles: readonly Role[],
+): Promise<Ctx | null> {
+  try {
+    return await actInRestaurant(ctx, restaurantId, roles);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
 /**
  * The restaurant the ctx acts in, its row locked when `lock` (writes of one restaurant's settings
  * run one after the other).
  */
-export async function currentRestaurant(ctx: Ctx, lock = false): Promise<{ id: string; livemode: boolean }> {
+export async function currentRestaurant(
+  ctx: Ctx,
+  lock = false,
+): Promise<{ id: string; name: string; livemode: boolean }> {
   if (ctx.tenantId === null) throw new Error('no restaurant: pass the ctx through actInRestaurant first');
-  const query = ctx.db.selectFrom('restaurants').select(['id', 'livemode']).where('id', '=', ctx.tenantId);
+  const query = ctx.db
+    .selectFrom('restaurants')
+    .select(['id', 'name', 'livemode'])
+    .where('id', '=', ctx.tenantId);
   return (lock ? query.forUpdate() : query).executeTakeFirstOrThrow();
 }

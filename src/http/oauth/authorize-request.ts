@@ -3,6 +3,7 @@ import type { RedirectUriKind } from '../../domain/apps/redirect-uri.ts';
 import { OAuthError, ServerError } from '../../domain/oauth/oauth-errors.ts';
 import type { Ctx } from '../../domain/shared/context.ts';
 import type { Scope } from '../../domain/shared/scopes.ts';
+import { sendPage } from '../web/page.ts';
 import {
   type AuthorizeQuery,
   type AuthorizingApp,
@@ -18,6 +19,7 @@ import {
 } from './authorize-checks.ts';
 import { NoRedirect } from './authorize-errors.ts';
 import { errorPage } from './pages/error.page.ts';
+import { consentView } from './pages/view.ts';
 
 /** A valid authorization request. */
 export interface Authorization {
@@ -59,10 +61,12 @@ export async function answerAuthorization(
     const rawQuery = request.url.split('?').slice(1).join('?');
     return await step({ app, redirectUri, redirectKind, state, scopes, codeChallenge, rawQuery });
   } catch (error) {
-    if (error instanceof NoRedirect) return sendPage(reply, 400, errorPage(error.message));
+    // The descriptions are written for the app's makers, in English.
+    const page = (message: string) => errorPage(consentView(request), message, { messageLang: 'en' });
+    if (error instanceof NoRedirect) return sendPage(reply, 400, page(error.message));
     const oauthError = error instanceof OAuthError ? error : new ServerError();
     if (!(error instanceof OAuthError)) request.log.error({ err: error }, 'authorization request failed');
-    if (!target?.allowed) return sendPage(reply, oauthError.status, errorPage(oauthError.message));
+    if (!target?.allowed) return sendPage(reply, oauthError.status, page(oauthError.message));
     const state = query.state;
     return reply.redirect(
       redirectUrl(target.redirectUri, {
@@ -83,15 +87,4 @@ export async function answerAuthorization(
 export function redirectUrl(redirectUri: string, params: Record<string, string>): string {
   const separator = redirectUri.includes('?') ? '&' : '?';
   return `${redirectUri}${separator}${new URLSearchParams(params).toString()}`;
-}
-
-export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
-}
-
-/** A field of a submitted form, when it was sent exactly once. */
-export function formField(body: unknown, name: string): string | undefined {
-  const value =
-    typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-  return typeof value === 'string' ? value : undefined;
 }

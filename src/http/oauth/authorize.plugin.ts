@@ -7,9 +7,10 @@ import { type Clock, systemCtx } from '../../domain/shared/context.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { consentSessions, formCsrf, Sessions } from '../shared/sessions.ts';
 import { textProblemIn } from '../shared/validation.ts';
+import { formField, pageHeaders, sendPage } from '../web/page.ts';
 import { authorizeRoutes } from './authorize.route.ts';
-import { formField, sendPage } from './authorize-request.ts';
 import { errorPage } from './pages/error.page.ts';
+import { consentView } from './pages/view.ts';
 
 export interface AuthorizeOptions {
   db: Db;
@@ -23,22 +24,11 @@ export interface AuthorizeOptions {
 }
 
 /*
- * Headers of every consent page answer:
- * - not cached (a page carries a CSRF token and the signed-in e-mail);
- * - never in a frame (clickjacking the Connect button);
- * - no script, styles only inline, images (the app's logo) only over https;
- * - no Referer: the query holds the app's state.
- * There is deliberately no form-action: browsers apply it to the redirect after a form, which
- * goes to the app's own address.
+ * Headers of every consent page answer (see pageHeaders): no form-action, as the redirect after
+ * the consent form goes to the app's own address; no Referer at all, as the query holds the app's
+ * state.
  */
-const pageHeaders = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src https:; frame-ancestors 'none'; base-uri 'none'",
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-};
+const headers = pageHeaders({ formActionSelf: false, referrer: 'no-referrer' });
 
 /**
  * `{auth_url}/oauth/authorize`: the consent page where a restaurant owner signs in and connects
@@ -64,29 +54,30 @@ export async function authorizePlugin(app: FastifyInstance, options: AuthorizeOp
   // The text rule (src/domain/shared/text.ts) for the request's query and form: refused with an error page.
   app.addHook('preValidation', async (request, reply) => {
     const problem = textProblemIn(request.query) ?? textProblemIn(request.body);
-    if (problem) return sendPage(reply, 400, errorPage(`A parameter of this request ${problem.message}.`));
+    if (problem) {
+      const view = consentView(request);
+      return sendPage(reply, 400, errorPage(view, view.t('form.badText')));
+    }
   });
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.headers(pageHeaders);
+    reply.headers(headers);
     return payload;
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const view = consentView(request);
     if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
       const retry = `/oauth/authorize?${request.url.split('?').slice(1).join('?')}`;
       return sendPage(
         reply,
         403,
-        errorPage('This form has expired or was not sent from this page.', {
-          href: retry,
-          text: 'Start again',
-        }),
+        errorPage(view, view.t('form.expired'), { retry: { href: retry, text: view.t('form.startAgain') } }),
       );
     }
     if (error.statusCode !== undefined && error.statusCode < 500) {
-      return sendPage(reply, 400, errorPage('The form could not be read.'));
+      return sendPage(reply, 400, errorPage(view, view.t('form.unreadable')));
     }
     request.log.error({ err: error }, 'consent page failed');
-    return sendPage(reply, 500, errorPage('Something went wrong on our side. Please try again later.'));
+    return sendPage(reply, 500, errorPage(view, view.t('form.serverError')));
   });
   authorizeRoutes(app, {
     ...options,

@@ -2,30 +2,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Session } from '../../domain/accounts/sessions.ts';
 import { consentToApp } from '../../domain/connections/connections.service.ts';
 import { onlyForTestRestaurant, restaurantsForConsent } from '../../domain/connections/consent-rules.ts';
-import { scopeDescriptions } from '../../domain/connections/scope-descriptions.ts';
 import { issueAuthorizationCode } from '../../domain/oauth/authorization-codes.ts';
 import { AccessDenied } from '../../domain/oauth/oauth-errors.ts';
 import { type Ctx, systemCtx } from '../../domain/shared/context.ts';
 import type { BrowserSession, Sessions } from '../shared/sessions.ts';
+import { type FormError, formField, type PageView, sendPage } from '../web/page.ts';
+import { missingSignInFields, tooManySignIns } from '../web/sign-in-errors.ts';
 import type { AuthorizeOptions } from './authorize.plugin.ts';
-import {
-  type Authorization,
-  answerAuthorization,
-  formField,
-  redirectUrl,
-  sendPage,
-} from './authorize-request.ts';
+import { type Authorization, answerAuthorization, redirectUrl } from './authorize-request.ts';
 import { consentPage } from './pages/consent.page.ts';
 import { errorPage } from './pages/error.page.ts';
-import type { AppSummary } from './pages/layout.ts';
 import { secondFactorPage } from './pages/second-factor.page.ts';
 import { signInPage } from './pages/sign-in.page.ts';
+import { type AppSummary, consentView } from './pages/view.ts';
 
 type Step = (
   request: FastifyRequest,
   reply: FastifyReply,
   authorization: Authorization,
   session: BrowserSession | null,
+  view: PageView,
 ) => Promise<FastifyReply>;
 
 /*
@@ -52,27 +48,22 @@ export function authorizeRoutes(
       const session = await sessions.current(request);
       const signedInAccountId = session && !session.secondFactorPending ? session.accountId : null;
       return answerAuthorization(ctx, request, reply, { issuer, signedInAccountId }, (authorization) =>
-        step(request, reply, authorization, session),
+        step(request, reply, authorization, session, consentView(request)),
       );
     };
   const backToPage = (reply: FastifyReply, authorization: Authorization) =>
     reply.redirect(`/oauth/authorize?${authorization.rawQuery}`, 303);
   const action = (path: string, authorization: Authorization) =>
     `/oauth/authorize${path}?${authorization.rawQuery}`;
-  const tooManyAttempts = (reply: FastifyReply, resetSeconds: number) => {
-    reply.header('retry-after', String(resetSeconds));
-    const minutes = Math.ceil(resetSeconds / 60);
-    return `Too many failed sign-ins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
-  };
 
   app.get(
     '/oauth/authorize',
-    answer(async (request, reply, authorization, session) => {
+    answer(async (request, reply, authorization, session, view) => {
       if (!session) {
         return sendPage(
           reply,
           200,
-          signInPage({
+          signInPage(view, {
             app: summary(authorization),
             action: action('/sign-in', authorization),
             csrfToken: csrfToken(request, reply),
@@ -83,7 +74,7 @@ export function authorizeRoutes(
         return sendPage(
           reply,
           200,
-          secondFactorPage({
+          secondFactorPage(view, {
             app: summary(authorization),
             action: action('/second-factor', authorization),
             csrfToken: csrfToken(request, reply),
@@ -95,16 +86,16 @@ export function authorizeRoutes(
       return sendPage(
         reply,
         200,
-        consentPage({
+        consentPage(view, {
           app: summary(authorization),
           email: session.email,
           restaurants,
-          abilities: authorization.scopes.map((scope) => scopeDescriptions[scope]),
+          // The catalog's keys are the scopes themselves, colon and all.
+          abilities: authorization.scopes.map((scope) => view.t(`scopes.${scope}`, { nsSeparator: false })),
           notices: [
-            consentingApp.status === 'pending' &&
-              'This app is not approved yet. As its developer, you can connect it to restaurants you own to try it.',
+            consentingApp.status === 'pending' && view.t('connect.pendingApp'),
             onlyForTestRestaurant(consentingApp, authorization.redirectKind) &&
-              'This app returns to an address for testing, so it can be connected only to its developer’s test restaurant.',
+              view.t('connect.testRedirect'),
           ].filter((notice) => typeof notice === 'string'),
           consentAction: action('/consent', authorization),
           signOutAction: action('/sign-out', authorization),
@@ -117,25 +108,27 @@ export function authorizeRoutes(
   app.post(
     '/oauth/authorize/sign-in',
     csrf,
-    answer(async (request, reply, authorization) => {
+    answer(async (request, reply, authorization, _session, view) => {
       const email = formField(request.body, 'email') ?? '';
       const password = formField(request.body, 'password') ?? '';
-      const again = (status: number, error: string) =>
+      const again = (status: number, errors: FormError[]) =>
         sendPage(
           reply,
           status,
-          signInPage({
+          signInPage(view, {
             app: summary(authorization),
             action: action('/sign-in', authorization),
             csrfToken: csrfToken(request, reply),
             email,
-            error,
+            errors,
           }),
         );
-      if (!email || !password) return again(400, 'Enter your e-mail address and your password.');
+      const missing = missingSignInFields(view, { email, password });
+      if (missing.length > 0) return again(400, missing);
       const outcome = await sessions.signIn(request, reply, { email, password });
-      if (outcome.kind === 'limited') return again(429, tooManyAttempts(reply, outcome.resetSeconds));
-      if (outcome.kind === 'refused') return again(400, 'The e-mail address or the password is not right.');
+      if (outcome.kind === 'limited') return again(429, tooManySignIns(reply, view, outcome.resetSeconds));
+      if (outcome.kind === 'refused')
+        return again(400, [{ message: view.t('signIn.wrong'), field: 'email' }]);
       return backToPage(reply, authorization);
     }),
   );
@@ -143,23 +136,23 @@ export function authorizeRoutes(
   app.post(
     '/oauth/authorize/second-factor',
     csrf,
-    answer(async (request, reply, authorization, session) => {
+    answer(async (request, reply, authorization, session, view) => {
       if (!session?.secondFactorPending) return backToPage(reply, authorization);
-      const again = (status: number, error: string) =>
+      const again = (status: number, errors: FormError[]) =>
         sendPage(
           reply,
           status,
-          secondFactorPage({
+          secondFactorPage(view, {
             app: summary(authorization),
             action: action('/second-factor', authorization),
             csrfToken: csrfToken(request, reply),
-            error,
+            errors,
           }),
         );
       const outcome = await sessions.secondFactor(request, session, formField(request.body, 'code') ?? '');
-      if (outcome.kind === 'limited') return again(429, tooManyAttempts(reply, outcome.resetSeconds));
+      if (outcome.kind === 'limited') return again(429, tooManySignIns(reply, view, outcome.resetSeconds));
       if (outcome.kind === 'refused')
-        return again(400, 'That code is not right. Enter the code your authenticator app shows now.');
+        return again(400, [{ message: view.t('secondFactor.wrong'), field: 'code' }]);
       return backToPage(reply, authorization);
     }),
   );
@@ -176,11 +169,11 @@ export function authorizeRoutes(
   app.post(
     '/oauth/authorize/consent',
     csrf,
-    answer(async (request, reply, authorization, session) => {
+    answer(async (request, reply, authorization, session, view) => {
       if (!session || session.secondFactorPending) return backToPage(reply, authorization);
       const decision = formField(request.body, 'decision');
       if (decision === 'cancel') throw new AccessDenied('The owner did not connect the app.');
-      if (decision !== 'connect') return sendPage(reply, 400, errorPage('The form could not be read.'));
+      if (decision !== 'connect') return sendPage(reply, 400, errorPage(view, view.t('form.unreadable')));
       const restaurantId = formField(request.body, 'restaurant');
       const allowed = await restaurantsAllowed(ctx, authorization, session);
       if (!allowed.some((restaurant) => restaurant.id === restaurantId))

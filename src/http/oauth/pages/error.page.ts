@@ -1,12 +1,18 @@
-import { html } from './html.ts';
-import { page } from './layout.ts';
+import { type PageView, renderPage } from '../../web/page.ts';
 
-/** The page shown instead of a redirect: the request cannot be answered at its redirect URI. */
-export function errorPage(message: string, retry?: { href: string; text: string }): string {
-  return page(
-    'The connection cannot continue',
-    html`<h1>The connection cannot continue</h1>
-<p role="alert">${message}</p>
-${retry ? html`<p><a href="${retry.href}">${retry.text}</a></p>` : html`<p>You can close this page. If the problem stays, tell the app's makers.</p>`}`,
-  );
+/**
+ * The page shown instead of a redirect: the request cannot be answered at its redirect URI.
+ * `message` is in the page's language, or (`messageLang: 'en'`) an OAuth error's description,
+ * written in English for the app's makers.
+ */
+export function errorPage(
+  view: PageView,
+  message: string,
+  options: { messageLang?: 'en'; retry?: { href: string; text: string } } = {},
+): string {
+  return renderPage('oauth/pages/error', view, {
+    message,
+    messageLang: options.messageLang === view.locale ? undefined : options.messageLang,
+    retry: options.retry,
+  });
 }

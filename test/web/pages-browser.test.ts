@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
+import type { BrowserContext } from 'playwright-core';
+import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
+import { launchChromium, screenshot } from '../browser.ts';
+import { buildTestApp, newAccount, password, type TestApp } from '../harness.ts';
+import { makeApp, makeRestaurant } from '../oauth/consent-helpers.ts';
+
+/*
+ * The console and the dashboard in headless Chromium: sign in (with a second factor), read the
+ * lists, follow the links, sign out; a screenshot of every page under test-results/.
+ */
+let t: TestApp;
+let serviceUrl: string;
+let browser: BrowserContext;
+let closeBrowser: (() => Promise<void>) | undefined;
+
+before(async () => {
+  t = await buildTestApp();
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  serviceUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  ({ browser, close: closeBrowser } = await launchChromium());
+});
+
+after(async () => {
+  await closeBrowser?.();
+  await t?.close();
+});
+
+test('console: a developer signs in with a second factor, sees apps and test restaurant, signs out', async () => {
+  const developer = await newAccount(t, true);
+  const { secret } = await withSecondFactor(t.ctx, developer.id);
+  const app = await makeApp(t.ctx, developer.id, {
+    name: 'Till Pro',
+    redirectUris: ['https://till.test/cb'],
+  });
+  const pending = await makeApp(t.ctx, developer.id, {
+    name: 'Menu Sync',
+    status: 'pending',
+    redirectUris: ['https://menu.test/cb'],
+  });
+  const testKitchen = await makeRestaurant(t.ctx, [developer.id], { livemode: false });
+
+  const page = await browser.newPage();
+  await page.goto(`${serviceUrl}/console`);
+  await page.getByRole('heading', { name: 'Sign in to the developer console' }).waitFor();
+  await screenshot(page, 'console-sign-in');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  await screenshot(page, 'console-sign-in-errors');
+  await page.getByLabel('E-mail').fill(developer.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.getByRole('heading', { name: 'Enter your code' }).waitFor();
+  await page.getByLabel('Code').fill('000000');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('alert').waitFor();
+  await screenshot(page, 'console-second-factor-wrong');
+  await page
+    .getByLabel('Code')
+    .fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: t.clock.now().getTime() }));
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+  const rows = page.getByRole('row');
+  assert.ok(await rows.filter({ hasText: 'Till Pro' }).filter({ hasText: app.clientId }).isVisible());
+  assert.ok(
+    await rows.filter({ hasText: 'Menu Sync' }).filter({ hasText: 'Waiting for approval' }).isVisible(),
+  );
+  assert.ok(await rows.filter({ hasText: pending.clientId }).isVisible());
+  assert.ok(await page.getByText(testKitchen.name).isVisible());
+  const nav = page.getByRole('navigation', { name: 'Main navigation' });
+  assert.equal(await nav.getByRole('link', { name: 'Home' }).getAttribute('aria-current'), 'page');
+  assert.ok(await nav.getByText('Apps').isVisible());
+  assert.ok(await nav.getByText('Webhooks').isVisible());
+  await screenshot(page, 'console-home');
+  await page.setViewportSize({ width: 375, height: 740 });
+  await screenshot(page, 'console-home-mobile');
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to the developer console' }).waitFor();
+  assert.equal(new URL(page.url()).pathname, '/console/sign-in');
+  await page.close();
+});
+
+test('dashboard: an owner and staff member sees their restaurants, opens one, switches language, signs out', async () => {
+  const person = await newAccount(t, false);
+  const colleague = await newAccount(t, false);
+  const own = await makeRestaurant(t.ctx, [person.id]);
+  const staffed = await makeRestaurant(t.ctx, [colleague.id]);
+  await t.database.db
+    .insertInto('restaurant_members')
+    .values({ tenant_id: staffed.id, account_id: person.id, role: 'staff' })
+    .execute();
+
+  const page = await browser.newPage();
+  await page.goto(`${serviceUrl}/dashboard`);
+  await page.getByRole('heading', { name: 'Sign in to your restaurant dashboard' }).waitFor();
+  await screenshot(page, 'dashboard-sign-in');
+  await page.getByLabel('E-mail').fill(person.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
+  assert.ok(
+    await page.getByRole('row').filter({ hasText: own.name }).filter({ hasText: 'Owner' }).isVisible(),
+  );
+  assert.ok(
+    await page.getByRole('row').filter({ hasText: staffed.name }).filter({ hasText: 'Staff' }).isVisible(),
+  );
+  await screenshot(page, 'dashboard-home');
+
+  await page.getByRole('link', { name: staffed.name }).click();
+  await page.getByRole('heading', { name: staffed.name }).waitFor();
+  const nav = page.getByRole('navigation', { name: 'Main navigation' });
+  for (const section of ['Store', 'Tables', 'Webhooks', 'Orders', 'Menu'])
+    assert.ok(await nav.getByText(section).isVisible());
+  assert.ok(await page.getByText('Your role: Staff').isVisible());
+  await screenshot(page, 'dashboard-restaurant');
+
+  await page.getByRole('link', { name: 'Deutsch' }).click();
+  await page.getByRole('heading', { name: staffed.name }).waitFor();
+  assert.equal(await page.getAttribute('html', 'lang'), 'de');
+  assert.ok(await page.getByText('Ihre Rolle: Personal').isVisible());
+  await screenshot(page, 'dashboard-restaurant-de');
+
+  await page.goto(`${serviceUrl}/dashboard/restaurants/00000000-0000-0000-0000-000000000000`);
+  await page.getByRole('heading', { name: 'Restaurant nicht gefunden' }).waitFor();
+  await screenshot(page, 'dashboard-not-found-de');
+
+  await page.getByRole('button', { name: 'Abmelden' }).click();
+  await page.getByRole('heading', { name: 'Beim Restaurant-Dashboard anmelden' }).waitFor();
+  await page.close();
+});
