@@ -75,12 +75,20 @@ export async function migratedPgliteDump(): Promise<Blob> {
  * new PostgreSQL database created for it and dropped on close.
  */
 export async function openTestDatabase(): Promise<Database & { url: string | null }> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
+  if (!process.env.DATABASE_URL) {
     const database = await openDatabase({ memory: true, initialData: await migratedPgliteDump() });
     await migrate(database);
     return { ...database, url: null };
   }
+  const database = await emptyTestDatabase();
+  await migrate(database);
+  return database;
+}
+
+/** A database with no migration applied (as openTestDatabase's, for tests of a migration). */
+export async function emptyTestDatabase(): Promise<Database & { url: string | null }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return { ...(await openDatabase({ memory: true })), url: null };
   const name = `servery_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -89,7 +97,6 @@ export async function openTestDatabase(): Promise<Database & { url: string | nul
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString() });
-  await migrate(database);
   return {
     ...database,
     url: url.toString(),

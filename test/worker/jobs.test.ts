@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import pino from 'pino';
-import { type Database, type Db, openDatabase } from '../../src/db/client.ts';
+import { type Db, openDatabase } from '../../src/db/client.ts';
 import { migrationNames } from '../../src/db/migrate.ts';
 import type { QueuedEmail } from '../../src/domain/email/email-templates.ts';
 import { enqueueJob } from '../../src/domain/jobs/jobs.ts';
@@ -13,7 +11,7 @@ import { systemCtx } from '../../src/domain/shared/context.ts';
 import type { EmailTransport, OutgoingEmail } from '../../src/worker/email-transport.ts';
 import { jobHandlers } from '../../src/worker/job-kinds.ts';
 import { type JobHandler, type JobHandlers, runDueJobs } from '../../src/worker/job-queue.ts';
-import { openTestDatabase, TestClock } from '../harness.ts';
+import { emptyTestDatabase, openTestDatabase, TestClock } from '../harness.ts';
 
 /*
  * The job queue as the worker runs it (runDueJobs), with handlers the tests give it, on this
@@ -174,7 +172,7 @@ test('a job whose worker died is run again once its lease is over', async () => 
 });
 
 test('the e-mail outbox moves into the queue: unsent mails are sent, given-up ones stay given up (0015)', async () => {
-  const fresh = await freshDatabase();
+  const fresh = await emptyTestDatabase();
   try {
     const [jobsMigration, ...later] = migrationNames().filter((name) => name >= '0015_jobs.sql');
     assert.equal(jobsMigration, '0015_jobs.sql');
@@ -223,28 +221,4 @@ test('the e-mail outbox moves into the queue: unsent mails are sent, given-up on
 
 function readMigration(name: string): string {
   return `BEGIN;\n${readFileSync(new URL(`../../src/db/migrations/${name}`, import.meta.url), 'utf8')}\nCOMMIT;`;
-}
-
-/** An empty database (no migration applied): PGlite in memory, or a new one on DATABASE_URL's server. */
-async function freshDatabase(): Promise<Database> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return openDatabase({ memory: true });
-  const name = `servery_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString() });
-  return {
-    ...database,
-    close: async () => {
-      await database.close();
-      const dropper = new pg.Client({ connectionString: serverUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
 }
