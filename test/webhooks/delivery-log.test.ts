@@ -48,7 +48,7 @@ function verify(r: Received, secret: string): void {
 const logUrl = (tenant: Tenant) => `/console/api/apps/${tenant.clientId}/webhook`;
 
 describe('the app’s delivery log in the console', () => {
-  test('lists deliveries newest first with their attempts; pages with before; one by id', async () => {
+  test('lists deliveries newest first with their attempts; pages with cursors; one by id', async () => {
     const tenant = await makeTenant(t.ctx, { livemode: false });
     const p = path('ok');
     await webhookFor(t, tenant, `${receiver.base}${p}`);
@@ -69,9 +69,10 @@ describe('the app’s delivery log in the console', () => {
     assert.equal(newest.attempts[0].status_code, 200);
     assert.equal(newest.attempts[0].error, null);
     const rest = json(
-      await call(t.app, 'GET', `${logUrl(tenant)}/deliveries?limit=1&before=${newest.id}`, cookie),
+      await call(t.app, 'GET', `${logUrl(tenant)}/deliveries?limit=1&cursor=${page.next_cursor}`, cookie),
     );
     assert.equal(rest.has_more, false);
+    assert.equal(rest.next_cursor, null);
     assert.equal(rest.data[0].event_id, await idFor(t, tenant, first));
     const one = await call(t.app, 'GET', `${logUrl(tenant)}/deliveries/${newest.id}`, cookie);
     assert.equal(one.statusCode, 200);
@@ -79,9 +80,9 @@ describe('the app’s delivery log in the console', () => {
 
     const unknown = await call(t.app, 'GET', `${logUrl(tenant)}/deliveries/not-an-id`, cookie);
     assert.equal(unknown.statusCode, 404);
-    const badBefore = await call(t.app, 'GET', `${logUrl(tenant)}/deliveries?before=x`, cookie);
-    assert.equal(badBefore.statusCode, 400);
-    assert.equal(json(badBefore).error.param, 'before');
+    const badCursor = await call(t.app, 'GET', `${logUrl(tenant)}/deliveries?cursor=x`, cookie);
+    assert.equal(badCursor.statusCode, 400);
+    assert.equal(json(badCursor).error.param, 'cursor');
     const stranger = await newAccount(t, true);
     const theirs = await signInTo(t.app, 'console', stranger.email);
     const foreign = await call(t.app, 'GET', `${logUrl(tenant)}/deliveries`, theirs);

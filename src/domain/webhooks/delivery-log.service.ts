@@ -7,8 +7,9 @@ import { visibleTypes } from '../events/visibility.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
+import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import { claimForResend, type DeliveryPoster, send, writeOutcomes } from './delivery.ts';
-import type { DeliveryList, DeliveryView } from './webhook.schema.ts';
+import type { DeliveryView } from './webhook.schema.ts';
 
 /** A webhook as the log needs it: whose it is decides which test events it may be sent. */
 export interface LoggedWebhook {
@@ -34,8 +35,7 @@ function statusOf(row: {
 async function deliveriesOf(
   ctx: Ctx,
   webhookId: string,
-  where: { id?: string; before?: string },
-  limit: number,
+  where: { id?: string; page?: Required<PageRange> },
 ): Promise<DeliveryView[]> {
   let query = ctx.db
     .selectFrom('webhook_deliveries as d')
@@ -59,11 +59,9 @@ async function deliveriesOf(
       'd.created_at',
       'e.body',
     ])
-    .where('d.webhook_id', '=', webhookId)
-    .orderBy('d.id', 'desc')
-    .limit(limit);
+    .where('d.webhook_id', '=', webhookId);
   if (where.id !== undefined) query = query.where('d.id', '=', where.id);
-  if (where.before !== undefined) query = query.where('d.id', '<', where.before);
+  if (where.page !== undefined) query = inPageOrder(query, newestFirst, where.page, 'd');
   const rows = await query.execute();
   if (rows.length === 0) return [];
   const attempts = await ctx.db
@@ -89,20 +87,20 @@ async function deliveriesOf(
   }));
 }
 
-/** The log, newest first: `limit` deliveries before the delivery `before` (an id from the log). */
-export async function listDeliveries(
+/** The delivery log's order: newest first (webhook_deliveries_log index). */
+export const newestFirst: ListOrder<'created_at'> = { key: 'created_at', direction: 'desc' };
+
+/** One page of the webhook's delivery log, newest first. */
+export function listDeliveries(
   ctx: Ctx,
   webhookId: string,
-  page: { limit: number; before?: string },
-): Promise<DeliveryList> {
-  if (page.before !== undefined && !isUuid(page.before))
-    throw new ApiError('invalid_request', 'before is not a delivery id.', { param: 'before' });
-  const rows = await deliveriesOf(ctx, webhookId, { before: page.before }, page.limit + 1);
-  return { object: 'list', data: rows.slice(0, page.limit), has_more: rows.length > page.limit };
+  page: Required<PageRange>,
+): Promise<DeliveryView[]> {
+  return deliveriesOf(ctx, webhookId, { page });
 }
 
 export async function getDelivery(ctx: Ctx, webhookId: string, deliveryId: string): Promise<DeliveryView> {
-  const [delivery] = isUuid(deliveryId) ? await deliveriesOf(ctx, webhookId, { id: deliveryId }, 1) : [];
+  const [delivery] = isUuid(deliveryId) ? await deliveriesOf(ctx, webhookId, { id: deliveryId }) : [];
   if (!delivery) throw new ApiError('not_found', `This webhook has no delivery ${deliveryId}.`);
   return delivery;
 }

@@ -108,7 +108,12 @@ export const DeliverySchema = Type.Object(
 export type DeliveryView = Static<typeof DeliverySchema>;
 
 export const DeliveryListSchema = Type.Object(
-  { object: Type.Literal('list'), data: Type.Array(DeliverySchema), has_more: Type.Boolean() },
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(DeliverySchema),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Union([Type.String(), Type.Null()]),
+  },
   { additionalProperties: false },
 );
 export type DeliveryList = Static<typeof DeliveryListSchema>;

@@ -9,11 +9,13 @@ import {
   type LoggedWebhook,
   listDeliveries,
   manualSendLimit,
+  newestFirst,
   resendDelivery,
   sendTestEvent,
 } from '../../domain/webhooks/delivery-log.service.ts';
 import { DeliveryListSchema, DeliverySchema } from '../../domain/webhooks/webhook.schema.ts';
 import type { AddressRules } from '../../domain/webhooks/webhook-address.ts';
+import { CursorParam, keysetPage, LimitParam } from './pagination.ts';
 import type { SignedInApiOptions } from './signed-in-api.ts';
 import { type SignedInAuth, type SignedInRoute, signedInRoute } from './signed-in-route.ts';
 
@@ -48,7 +50,7 @@ const noBody = Type.Object({}, { additionalProperties: false });
 /*
  * A webhook's delivery log, resend and test events (spec: Webhooks, Console), for the console
  * (the app's webhook) and the dashboard (a restaurant's own):
- * - `GET <base>/deliveries?limit&before`, newest first; `GET <base>/deliveries/{id}`;
+ * - `GET <base>/deliveries?limit&cursor`, newest first (paged as every list); `GET <base>/deliveries/{id}`;
  * - `POST <base>/deliveries/{id}/resend` and `POST <base>/test {type}` send at once and answer
  *   the delivery with the attempt; together at most 10 a minute per app (per webhook for a
  *   restaurant's own), else 429 rate_limited.
@@ -79,17 +81,16 @@ export function deliveryLogRoutes(options: DeliveryLogOptions): SignedInRoute[] 
       schema: {
         params,
         querystring: Type.Object(
-          {
-            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-            before: Type.Optional(Type.String({ maxLength: 100 })),
-          },
+          { limit: LimitParam, cursor: Type.Optional(CursorParam) },
           { additionalProperties: false },
         ),
         response: { 200: DeliveryListSchema },
       },
       handler: async (ctx, request) => {
         const webhook = await webhookOf(ctx, pathOf(request));
-        return listDeliveries(ctx, webhook.id, request.query);
+        return keysetPage('deliveries', newestFirst, request.query, (page) =>
+          listDeliveries(ctx, webhook.id, page),
+        );
       },
     }),
     signedInRoute({
