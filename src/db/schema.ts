@@ -303,6 +303,83 @@ export interface SandboxClockTable {
   offset_seconds: number;
 }
 
+/** A tax class of a menu category or product (see 0017); null: the category's, else food. */
+export type TaxClassColumn = 'food' | 'drink' | 'alcohol' | null;
+
+/*
+ * The menu (see 0017). external_id is the app external_id_app_id's own reference (both null or
+ * both set); only that app sees it.
+ */
+export interface MenuCategoriesTable {
+  tenant_id: string;
+  id: string;
+  external_id: string | null;
+  external_id_app_id: string | null;
+  name: string;
+  position: number;
+  tax_class: TaxClassColumn;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MenuProductsTable {
+  tenant_id: string;
+  id: string;
+  external_id: string | null;
+  external_id_app_id: string | null;
+  category_id: string | null;
+  name: string;
+  description: string | null;
+  price: number;
+  available: Generated<boolean>;
+  unavailable_until: Generated<Date | null>;
+  position: number;
+  allergens: Generated<string[]>;
+  diets: Generated<string[]>;
+  image_url: string | null;
+  tax_class: TaxClassColumn;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MenuOptionGroupsTable {
+  tenant_id: string;
+  id: string;
+  external_id: string | null;
+  external_id_app_id: string | null;
+  /** The one product the group belongs to; null = shared (linked in menu_product_option_groups). */
+  product_id: string | null;
+  name: string;
+  min_select: Generated<number>;
+  max_select: Generated<number>;
+  position: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MenuOptionsTable {
+  tenant_id: string;
+  id: string;
+  external_id: string | null;
+  external_id_app_id: string | null;
+  group_id: string;
+  name: string;
+  price_delta: number;
+  available: Generated<boolean>;
+  unavailable_until: Generated<Date | null>;
+  position: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A product's shared option groups, in order. */
+export interface MenuProductOptionGroupsTable {
+  tenant_id: string;
+  product_id: string;
+  group_id: string;
+  position: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -328,4 +405,9 @@ export interface DB {
   store_areas: StoreAreasTable;
   store_tables: StoreTablesTable;
   sandbox_clock: SandboxClockTable;
+  menu_categories: MenuCategoriesTable;
+  menu_products: MenuProductsTable;
+  menu_option_groups: MenuOptionGroupsTable;
+  menu_options: MenuOptionsTable;
+  menu_product_option_groups: MenuProductOptionGroupsTable;
 }

@@ -59,6 +59,8 @@ after(() => t.close());
 const sampleBodies: Record<string, object> = {
   testOrderTypes: { dine_in: false },
   putClosure: { date: '2026-12-24', closed: true },
+  createCategory: { name: 'Pizza' },
+  createProduct: { name: 'Margherita', price: 950 },
 };
 const sampleBody = (route: ApiRoute) =>
   route.schema.body === undefined ? undefined : (sampleBodies[route.schema.operationId] ?? {});

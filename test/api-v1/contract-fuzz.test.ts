@@ -125,6 +125,14 @@ class Session {
       await this.#setUp('POST', '/v1/store/closures', { date: iso, closed: true });
       return iso;
     }
+    if (name === 'category') {
+      const category = await this.#setUp('POST', '/v1/menu/categories', { name: 'Pizza' });
+      return category.id as string;
+    }
+    if (name === 'product') {
+      const product = await this.#setUp('POST', '/v1/menu/products', { name: 'Margherita', price: 950 });
+      return product.id as string;
+    }
     throw new Error(`no known value ${name}`);
   }
 
@@ -147,6 +155,12 @@ const session = new Session();
 const knownPathValues: Record<string, Record<string, string>> = {
   getEvent: { id: 'event' },
   deleteClosure: { date: 'closure' },
+  getCategory: { id: 'category' },
+  updateCategory: { id: 'category' },
+  deleteCategory: { id: 'category' },
+  getProduct: { id: 'product' },
+  updateProduct: { id: 'product' },
+  deleteProduct: { id: 'product' },
 };
 
 const schemaOf = (route: ApiRoute, part: 'params' | 'querystring' | 'body') =>

@@ -10,6 +10,7 @@ import Type from 'typebox';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { idempotencyKeyPattern } from '../../src/http/api-v1/idempotency.ts';
+import { categoryFilterPattern } from '../../src/http/api-v1/menu-products.route.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp, testBaseUrl } from '../harness.ts';
 
@@ -145,10 +146,16 @@ const parametersOf = (operation: Operation) =>
   );
 
 test('`limit` is optional, with its default, on every list', () => {
-  const defaults: Record<string, number> = { '/events': 50, '/tables': 25, '/areas': 25 };
-  for (const { path, operation } of operationsOf(document)) {
+  const defaults: Record<string, number> = {
+    '/events': 50,
+    '/tables': 25,
+    '/areas': 25,
+    '/menu/categories': 25,
+    '/menu/products': 25,
+  };
+  for (const { method, path, operation } of operationsOf(document)) {
     const limit = parametersOf(operation).find((parameter) => parameter?.name === 'limit');
-    if (!(path in defaults)) {
+    if (!(path in defaults) || method !== 'get') {
       assert.equal(limit, undefined, path);
       continue;
     }
@@ -247,9 +254,14 @@ test('ids are uuids (events: evt_ and 32 hex), timestamps date-time, dates date'
   const eventId = '^evt_[0-9a-f]{32}$';
   for (const [name, schema] of schemas.flatMap((schema) => [...schemasIn(schema)])) {
     if (schema.type !== 'string') continue;
-    // Every id is a uuid but an event's, the request's (req_…) and an app's OAuth client id.
-    if ((name === 'id' || name.endsWith('_id')) && name !== 'client_id') {
-      const other = schema.pattern === eventId || (name === 'request_id' && schema.pattern === '^req_');
+    // Every id is a uuid but an event's, the request's (req_…), an app's OAuth client id, an
+    // app's own reference for a menu object (external_id) and the products list's category filter
+    // (ids or `none`, comma-separated).
+    if ((name === 'id' || name.endsWith('_id')) && name !== 'client_id' && name !== 'external_id') {
+      const other =
+        schema.pattern === eventId ||
+        (name === 'request_id' && schema.pattern === '^req_') ||
+        (name === 'category_id' && schema.pattern === categoryFilterPattern);
       assert.ok(schema.format === 'uuid' || other, `${name}: ${JSON.stringify(schema)}`);
     }
     if (name.endsWith('_at') || name.endsWith('_until')) assert.equal(schema.format, 'date-time', name);
@@ -270,14 +282,19 @@ test('every parameter and request body has an example, and the requests they mak
   const operations = operationsOf(document).sort(
     (a, b) => Number(a.path === '/connection') - Number(b.path === '/connection'),
   );
+  // An object's operations address the one its collection's POST created (as the document's
+  // links say), not the example id, which is no restaurant's.
+  const created = new Map<string, string>();
   for (const { method, path, operation } of operations) {
     const name = `${method.toUpperCase()} ${path}`;
     let url = path;
     const query = new URLSearchParams();
     for (const parameter of parametersOf(operation)) {
       assert.ok(parameter?.example !== undefined, `${name}: ${parameter?.name} has an example`);
-      if (parameter.in === 'path')
-        url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)));
+      if (parameter.in === 'path') {
+        const value = created.get(path.replace(`/{${parameter.name}}`, '')) ?? parameter.example;
+        url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
+      }
       if (parameter.in === 'query') query.set(parameter.name, String(parameter.example));
     }
     const body = detailsOf(operation).requestBody?.content['application/json'];
@@ -291,6 +308,7 @@ test('every parameter and request body has an example, and the requests they mak
     // The example event id is no connection's event: the one example that finds nothing.
     const answered = path === '/events/{id}' ? res.statusCode === 404 : res.statusCode < 300;
     assert.ok(answered, `${name} → ${res.statusCode} ${res.body}`);
+    if (method === 'post' && res.statusCode === 201) created.set(path, res.json().id);
   }
 });
 
@@ -505,6 +523,8 @@ async function newmanRun(variables: Record<string, string> = {}) {
 }
 
 const destructiveRequests = [
+  'DELETE /menu/categories/:id',
+  'DELETE /menu/products/:id',
   'PUT /store/hours',
   'DELETE /store/closures/:date',
   'POST /store/pause',

@@ -16,6 +16,7 @@ const tagDescriptions: Record<string, string> = {
     'The connection of an app to one restaurant, made with the owner’s consent: what the access token is allowed to do, and ending it.',
   Events:
     'Changes in the restaurant, fetched by polling in commit order (the same envelopes as webhooks): the events the token’s read scopes allow, plus the connection’s own `app.*` events, kept 30 days.',
+  Menu: 'The restaurant’s menu: categories, products, option groups and options, each by position, sold-out items included. Each app sees only its own `external_id`s; changes are reported as `menu.*` events.',
   Store:
     'Whether the restaurant takes orders now and what decides it: weekly hours, special days and pauses in the restaurant’s time zone, order types, lead times and preorders.',
   Tables:

@@ -2,6 +2,7 @@ import type { ApiRoute } from './api-route.ts';
 import { deleteConnection } from './connection.route.ts';
 import { getEventRoute, listEventsRoute } from './events.route.ts';
 import { getMe } from './me.route.ts';
+import { menuRoutes } from './menu.route.ts';
 import { storeRoutes } from './store.route.ts';
 import { listAreasRoute, listTablesRoute } from './tables.route.ts';
 
@@ -14,4 +15,5 @@ export const apiV1Routes: readonly ApiRoute[] = [
   ...storeRoutes,
   listTablesRoute,
   listAreasRoute,
+  ...menuRoutes,
 ];

@@ -1,0 +1,171 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { EventType } from '../events/events.store.ts';
+import { recordEvent } from '../events/events.store.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid } from '../shared/ids.ts';
+import type { ListOrder } from '../shared/paging.ts';
+
+/*
+ * What the menu's services share:
+ * - every call acts for one restaurant (the ctx's tenant);
+ * - external_id belongs to the app that set it: only that app sees the value, every other reader
+ *   (another app, the dashboard, events) sees null; a value is used once per kind in the restaurant,
+ *   whichever app holds it (409 external_id_taken);
+ * - a change records its event in the caller's transaction: `*.updated` with `changed` (the
+ *   resource's field names) and `previous` (their earlier values), and nothing at all when no
+ *   field changed.
+ */
+
+export function tenantOf(ctx: Ctx): string {
+  if (ctx.tenantId === null) throw new Error('menu operations act for one restaurant');
+  return ctx.tenantId;
+}
+
+/** Lists of menu objects: the least recently changed first (spec: List filters). */
+export const updateOrder: ListOrder<'updated_at'> = { key: 'updated_at', direction: 'asc' };
+
+/** The app whose external_ids the ctx's actor sees and sets: a connection's app; nobody else has any. */
+export async function viewerApp(ctx: Ctx): Promise<string | null> {
+  if (ctx.actor.kind !== 'connection') return null;
+  const row = await ctx.db
+    .selectFrom('connections')
+    .select('app_id')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', ctx.actor.connectionId)
+    .executeTakeFirst();
+  return row?.app_id ?? null;
+}
+
+/** The external_id as `viewer` sees it: its own value, else null. */
+export function shownExternalId(
+  row: { external_id: string | null; external_id_app_id: string | null },
+  viewer: string | null,
+): string | null {
+  return viewer !== null && row.external_id_app_id === viewer ? row.external_id : null;
+}
+
+const controlCharacter = /\p{Cc}/u;
+
+/** Spec: external_id has no leading or trailing space and no control characters (400 on `param`). */
+export function checkExternalIdText(value: string, param = 'external_id'): void {
+  if (value.trim() !== value)
+    throw new ApiError('invalid_request', `${param} has no leading or trailing space.`, { param });
+  if (controlCharacter.test(value))
+    throw new ApiError('invalid_request', `${param} must not contain control characters.`, { param });
+}
+
+type MenuTable = 'menu_categories' | 'menu_products' | 'menu_option_groups' | 'menu_options';
+
+/** 409 external_id_taken when another object of the kind already has `value` (any app's). */
+export async function checkExternalIdFree(
+  ctx: Ctx,
+  table: MenuTable,
+  value: string,
+  exceptId: string | null,
+): Promise<void> {
+  let query = ctx.db
+    .selectFrom(table)
+    .select('id')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('external_id', '=', value);
+  if (exceptId !== null) query = query.where('id', '<>', exceptId);
+  if (await query.executeTakeFirst()) throw externalIdTaken(value);
+}
+
+export function externalIdTaken(value: string): ApiError {
+  return new ApiError(
+    'external_id_taken',
+    `external_id "${value}" is already used for another object of this kind.`,
+    {
+      param: 'external_id',
+    },
+  );
+}
+
+/** A write racing another for the same external_id loses on the unique index: the same 409. */
+export async function orTaken<T>(write: Promise<T>, value: string | null | undefined): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === '23505' && typeof value === 'string') throw externalIdTaken(value);
+    throw error;
+  }
+}
+
+/**
+ * What a write does to the stored external_id (value and owner), from the sent value:
+ * undefined leaves it; null clears the caller's own value (another app's stays: the caller sees
+ * none to clear); a value becomes the caller's (an object has one external_id, whoever set it last).
+ */
+export function externalIdWrite(
+  sent: string | null | undefined,
+  current: { external_id: string | null; external_id_app_id: string | null },
+  viewer: string | null,
+): { external_id: string | null; external_id_app_id: string | null } {
+  if (sent === undefined) return current;
+  if (viewer === null)
+    throw new ApiError('invalid_request', 'external_id is set by apps only.', { param: 'external_id' });
+  if (sent === null)
+    return current.external_id_app_id === viewer ? { external_id: null, external_id_app_id: null } : current;
+  checkExternalIdText(sent);
+  return { external_id: sent, external_id_app_id: viewer };
+}
+
+export function externalIdChanged(
+  before: { external_id: string | null; external_id_app_id: string | null },
+  after: { external_id: string | null; external_id_app_id: string | null },
+): boolean {
+  return before.external_id !== after.external_id || before.external_id_app_id !== after.external_id_app_id;
+}
+
+/** The object's id, or 404 when it is no UUID (and so names nothing; it must not reach a uuid column). */
+export function knownId(id: string, notFound: (id: string) => ApiError): string {
+  if (!isUuid(id)) throw notFound(id);
+  return id;
+}
+
+/** Fields that changed between two shapes of a resource (external_id is decided by the stored owner). */
+export function changedFields<T extends Record<string, unknown>>(
+  fields: readonly (keyof T & string)[],
+  before: T,
+  after: T,
+): (keyof T & string)[] {
+  return fields.filter((field) => !isDeepStrictEqual(before[field], after[field]));
+}
+
+/** A menu event: the object as it is after the change, without any app's external_id. */
+export async function recordMenuEvent(
+  ctx: Ctx,
+  type: EventType,
+  object: { external_id: string | null } & Record<string, unknown>,
+  extra: { changed?: readonly string[]; previous?: Record<string, unknown> } = {},
+): Promise<void> {
+  const tenantId = tenantOf(ctx);
+  const { livemode } = await ctx.db
+    .selectFrom('restaurants')
+    .select('livemode')
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  const previous =
+    extra.previous && 'external_id' in extra.previous
+      ? { ...extra.previous, external_id: null }
+      : extra.previous;
+  await recordEvent(ctx, {
+    tenantId,
+    type,
+    connectionId: null,
+    livemode,
+    data: {
+      object: { ...object, external_id: null },
+      ...(extra.changed && { changed: extra.changed }),
+      ...(previous && { previous }),
+    },
+  });
+}
+
+/** Where a new object goes when no position is sent: after the last one. */
+export function nextPosition(max: number | string | null | undefined): number {
+  return max === null || max === undefined ? 0 : Number(max) + 1;
+}

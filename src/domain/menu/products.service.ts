@@ -1,0 +1,370 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import { inPageOrder, type PageRange } from '../shared/paging.ts';
+import { checkedText } from '../store/floor-input.ts';
+import { normalizeAllergens, normalizeDiets } from './label-rules.ts';
+import {
+  type Deleted,
+  maxProductName,
+  type Product,
+  type ProductInput,
+  type ProductPatch,
+  type TaxClass,
+  type TaxRates,
+} from './menu.schema.ts';
+import {
+  changedFields,
+  checkExternalIdFree,
+  externalIdChanged,
+  externalIdWrite,
+  knownId,
+  nextPosition,
+  orTaken,
+  recordMenuEvent,
+  shownExternalId,
+  tenantOf,
+  updateOrder,
+  viewerApp,
+} from './menu-writes.ts';
+import { taxRatesFor } from './tax-rates.ts';
+
+const noProduct = (id: string) => new ApiError('not_found', `This restaurant has no product ${id}.`);
+
+/** The Product's fields a write may change, in the resource's order (events name these). */
+const productFields = [
+  'external_id',
+  'category_id',
+  'name',
+  'description',
+  'price',
+  'available',
+  'position',
+  'allergens',
+  'diets',
+  'image_url',
+  'tax_class',
+] as const satisfies ReadonlyArray<keyof Product>;
+
+/**
+ * The restaurant's products with what the resource resolves: the category's tax class (for
+ * tax_rates) and option_group_ids, the product's own groups first, then the shared ones it links,
+ * each in order.
+ */
+function productsOf(ctx: Ctx) {
+  return ctx.db
+    .selectFrom('menu_products as p')
+    .leftJoin('menu_categories as c', (join) =>
+      join.onRef('c.tenant_id', '=', 'p.tenant_id').onRef('c.id', '=', 'p.category_id'),
+    )
+    .selectAll('p')
+    .select('c.tax_class as category_tax_class')
+    .select(
+      sql<string[]>`array(
+        SELECT g.id::text FROM menu_option_groups g
+        WHERE g.tenant_id = p.tenant_id AND g.product_id = p.id ORDER BY g.position, g.id
+      ) || array(
+        SELECT l.group_id::text FROM menu_product_option_groups l
+        WHERE l.tenant_id = p.tenant_id AND l.product_id = p.id ORDER BY l.position, l.group_id
+      )`.as('option_group_ids'),
+    )
+    .where('p.tenant_id', '=', tenantOf(ctx));
+}
+
+type ProductRow = NonNullable<Awaited<ReturnType<ReturnType<typeof productsOf>['executeTakeFirst']>>>;
+type StoredProduct = Omit<ProductRow, 'category_tax_class' | 'option_group_ids'>;
+
+function productOf(row: ProductRow, viewer: string | null, taxRates: TaxRates): Product {
+  return {
+    object: 'product',
+    id: row.id,
+    external_id: shownExternalId(row, viewer),
+    category_id: row.category_id,
+    name: row.name,
+    description: row.description,
+    price: row.price,
+    available: row.available,
+    position: row.position,
+    allergens: row.allergens,
+    diets: row.diets,
+    image_url: row.image_url,
+    tax_class: row.tax_class,
+    tax_rates: taxRates,
+    option_group_ids: row.option_group_ids,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The Products of rows, each tax class resolved once (the product's, else its category's, else food). */
+async function productsFrom(
+  ctx: Ctx,
+  rows: readonly ProductRow[],
+  viewer: string | null,
+): Promise<Product[]> {
+  const rates = new Map<TaxClass, TaxRates>();
+  const products: Product[] = [];
+  for (const row of rows) {
+    const taxClass = row.tax_class ?? row.category_tax_class ?? 'food';
+    let resolved = rates.get(taxClass);
+    if (!resolved) {
+      resolved = await taxRatesFor(ctx, taxClass);
+      rates.set(taxClass, resolved);
+    }
+    products.push(productOf(row, viewer, resolved));
+  }
+  return products;
+}
+
+export interface ProductFilters {
+  /** Category ids, or `none` for products without a category (any of them). */
+  category_id?: string[];
+  available?: boolean;
+  /** The caller's own external_id. */
+  external_id?: string;
+  /** Changed after this instant (exclusive). */
+  updated_since?: Date;
+}
+
+/** The `category_id` filter: a comma list of ids and `none`; anything else is a 400 on it. */
+export function parseCategoryFilter(text: string): string[] {
+  const items = text.split(',');
+  for (const item of items) {
+    if (item !== 'none' && !isUuid(item))
+      throw new ApiError('invalid_request', `category_id lists category ids or none, not "${item}".`, {
+        param: 'category_id',
+      });
+  }
+  return items;
+}
+
+/** The products matching `filters`, least recently changed first, after `page.after`. */
+export async function listProducts(ctx: Ctx, filters: ProductFilters, page: PageRange): Promise<Product[]> {
+  const viewer = await viewerApp(ctx);
+  let query = productsOf(ctx);
+  if (filters.category_id !== undefined) {
+    const ids = filters.category_id.filter((item) => item !== 'none');
+    const none = ids.length < filters.category_id.length;
+    query = query.where((eb) =>
+      eb.or([
+        ...(none ? [eb('p.category_id', 'is', null)] : []),
+        ...(ids.length > 0 ? [eb('p.category_id', 'in', ids)] : []),
+      ]),
+    );
+  }
+  if (filters.available !== undefined) query = query.where('p.available', '=', filters.available);
+  if (filters.external_id !== undefined) {
+    if (viewer === null) return [];
+    query = query.where('p.external_id', '=', filters.external_id).where('p.external_id_app_id', '=', viewer);
+  }
+  if (filters.updated_since !== undefined) query = query.where('p.updated_at', '>', filters.updated_since);
+  return productsFrom(ctx, await inPageOrder(query, updateOrder, page, 'p').execute(), viewer);
+}
+
+/** Every product by position (ties by id), for the menu. */
+export async function allProducts(ctx: Ctx, viewer: string | null): Promise<Product[]> {
+  return productsFrom(ctx, await productsOf(ctx).orderBy('p.position').orderBy('p.id').execute(), viewer);
+}
+
+async function loadProduct(ctx: Ctx, id: string, viewer: string | null): Promise<Product> {
+  const row = await productsOf(ctx).where('p.id', '=', knownId(id, noProduct)).executeTakeFirst();
+  if (!row) throw noProduct(id);
+  const [product] = await productsFrom(ctx, [row], viewer);
+  return product as Product;
+}
+
+export async function getProduct(ctx: Ctx, id: string): Promise<Product> {
+  return loadProduct(ctx, id, await viewerApp(ctx));
+}
+
+/** A category for a product: one of the restaurant's, kept from deletion until the write commits. */
+async function checkCategoryForProduct(ctx: Ctx, categoryId: string): Promise<void> {
+  const found = isUuid(categoryId)
+    ? await ctx.db
+        .selectFrom('menu_categories')
+        .select('id')
+        .where('tenant_id', '=', tenantOf(ctx))
+        .where('id', '=', categoryId)
+        .forKeyShare()
+        .executeTakeFirst()
+    : undefined;
+  if (!found)
+    throw new ApiError('invalid_request', `This restaurant has no category ${categoryId}.`, {
+      param: 'category_id',
+    });
+}
+
+/** An https URI (stored as given; downloading the picture comes later). */
+function checkedImageUrl(value: string | null): string | null {
+  if (value === null) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url === null || url.protocol !== 'https:' || url.hostname === '')
+    throw new ApiError('invalid_request', 'image_url must be an https URI.', { param: 'image_url' });
+  return value;
+}
+
+/** A new product; without a position, after the last one of its category. Records menu.product.created. */
+export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Product> {
+  const tenantId = tenantOf(ctx);
+  const viewer = await viewerApp(ctx);
+  const name = checkedText(input.name, 'name', maxProductName);
+  const categoryId = input.category_id ?? null;
+  if (categoryId !== null) await checkCategoryForProduct(ctx, categoryId);
+  const allergens = normalizeAllergens(input.allergens ?? [], 'allergens');
+  const diets = normalizeDiets(input.diets ?? [], 'diets');
+  const imageUrl = checkedImageUrl(input.image_url ?? null);
+  const external = externalIdWrite(
+    input.external_id,
+    { external_id: null, external_id_app_id: null },
+    viewer,
+  );
+  if (external.external_id !== null)
+    await checkExternalIdFree(ctx, 'menu_products', external.external_id, null);
+  let position = input.position;
+  if (position === undefined) {
+    const { max } = await ctx.db
+      .selectFrom('menu_products')
+      .select((eb) => eb.fn.max('position').as('max'))
+      .where('tenant_id', '=', tenantId)
+      .where((eb) =>
+        categoryId === null ? eb('category_id', 'is', null) : eb('category_id', '=', categoryId),
+      )
+      .executeTakeFirstOrThrow();
+    position = nextPosition(max);
+  }
+  const now = ctx.clock.now();
+  const id = newId();
+  await orTaken(
+    ctx.db
+      .insertInto('menu_products')
+      .values({
+        tenant_id: tenantId,
+        id,
+        ...external,
+        category_id: categoryId,
+        name,
+        description: input.description ?? null,
+        price: input.price,
+        ...(input.available === undefined ? {} : { available: input.available }),
+        position,
+        allergens,
+        diets,
+        image_url: imageUrl,
+        tax_class: input.tax_class ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute(),
+    external.external_id,
+  );
+  const product = await loadProduct(ctx, id, viewer);
+  await recordMenuEvent(ctx, 'menu.product.created', product);
+  return product;
+}
+
+/** The stored fields after `patch` (only the sent ones change; null clears). */
+async function patched(ctx: Ctx, current: StoredProduct, patch: ProductPatch, viewer: string | null) {
+  if (
+    patch.category_id !== undefined &&
+    patch.category_id !== null &&
+    patch.category_id !== current.category_id
+  )
+    await checkCategoryForProduct(ctx, patch.category_id);
+  return {
+    ...externalIdWrite(patch.external_id, current, viewer),
+    category_id: patch.category_id === undefined ? current.category_id : patch.category_id,
+    name: patch.name === undefined ? current.name : checkedText(patch.name, 'name', maxProductName),
+    description: patch.description === undefined ? current.description : patch.description,
+    price: patch.price ?? current.price,
+    available: patch.available ?? current.available,
+    position: patch.position ?? current.position,
+    allergens:
+      patch.allergens === undefined ? current.allergens : normalizeAllergens(patch.allergens, 'allergens'),
+    diets: patch.diets === undefined ? current.diets : normalizeDiets(patch.diets, 'diets'),
+    image_url: patch.image_url === undefined ? current.image_url : checkedImageUrl(patch.image_url),
+    tax_class: patch.tax_class === undefined ? current.tax_class : patch.tax_class,
+  };
+}
+
+/**
+ * Changes the sent fields. A write that changes nothing keeps updated_at and records nothing;
+ * otherwise menu.product.updated with changed and previous.
+ */
+export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): Promise<Product> {
+  const viewer = await viewerApp(ctx);
+  const current = await ctx.db
+    .selectFrom('menu_products')
+    .selectAll()
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', knownId(id, noProduct))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current) throw noProduct(id);
+  const next = await patched(ctx, current, patch, viewer);
+  const changed: string[] = changedFields(
+    productFields.filter((field) => field !== 'external_id'),
+    current,
+    next,
+  );
+  if (externalIdChanged(current, next)) changed.unshift('external_id');
+  const before = await loadProduct(ctx, current.id, viewer);
+  if (changed.length === 0) return before;
+  if (next.external_id !== null && next.external_id !== current.external_id)
+    await checkExternalIdFree(ctx, 'menu_products', next.external_id, current.id);
+  await orTaken(
+    ctx.db
+      .updateTable('menu_products')
+      .set({ ...next, updated_at: ctx.clock.now() })
+      .where('tenant_id', '=', current.tenant_id)
+      .where('id', '=', current.id)
+      .execute(),
+    next.external_id,
+  );
+  const product = await loadProduct(ctx, current.id, viewer);
+  await recordMenuEvent(ctx, 'menu.product.updated', product, {
+    changed,
+    previous: Object.fromEntries(changed.map((field) => [field, before[field as keyof Product]])),
+  });
+  return product;
+}
+
+/** Deletes the product (its own option groups and its links go with it). Records menu.product.deleted. */
+export async function deleteProduct(ctx: Ctx, id: string): Promise<Deleted<'product'>> {
+  const viewer = await viewerApp(ctx);
+  const product = await loadProduct(ctx, id, viewer);
+  const deleted = await ctx.db
+    .deleteFrom('menu_products')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', product.id)
+    .executeTakeFirst();
+  if (deleted.numDeletedRows === 0n) throw noProduct(id);
+  await recordMenuEvent(ctx, 'menu.product.deleted', product);
+  return { object: 'product', id: product.id, deleted: true };
+}
+
+/** A category's products move to no category (before it is deleted), each recording menu.product.updated. */
+export async function moveProductsOutOf(ctx: Ctx, categoryId: string): Promise<void> {
+  const viewer = await viewerApp(ctx);
+  const moved = await ctx.db
+    .updateTable('menu_products')
+    .set({ category_id: null, updated_at: ctx.clock.now() })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('category_id', '=', categoryId)
+    .returning('id')
+    .execute();
+  if (moved.length === 0) return;
+  const ids = moved.map((row) => row.id);
+  const rows = await productsOf(ctx).where('p.id', 'in', ids).orderBy('p.id').execute();
+  for (const product of await productsFrom(ctx, rows, viewer)) {
+    await recordMenuEvent(ctx, 'menu.product.updated', product, {
+      changed: ['category_id'],
+      previous: { category_id: categoryId },
+    });
+  }
+}

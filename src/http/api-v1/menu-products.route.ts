@@ -1,0 +1,206 @@
+import Type from 'typebox';
+import {
+  DeletedSchema,
+  ProductInputSchema,
+  ProductPatchSchema,
+  ProductSchema,
+} from '../../domain/menu/menu.schema.ts';
+import { updateOrder } from '../../domain/menu/menu-writes.ts';
+import {
+  createProduct,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  parseCategoryFilter,
+  updateProduct,
+} from '../../domain/menu/products.service.ts';
+import { parseTimestamp } from '../../domain/shared/timestamps.ts';
+import {
+  CursorParam,
+  cursorAfter,
+  keysetPage,
+  keysetPosition,
+  LimitParam,
+  ListOf,
+} from '../shared/pagination.ts';
+import { apiRoute } from './api-route.ts';
+import { errorResponses } from './error-responses.ts';
+import {
+  externalIdFilter,
+  externalIdFilterOf,
+  IdParams,
+  linksToTheNew,
+  read,
+  tags,
+  updatedSinceFilter,
+  write,
+} from './menu-params.ts';
+
+const list = 'menu/products';
+
+/** The examples of the filters, as validation leaves them (`available` a boolean): the cursor's example is bound to them. */
+const filterExamples = {
+  category_id: 'none',
+  available: true,
+  external_id: 'prod-margherita',
+  updated_since: '2026-10-08T09:30:00.000Z',
+};
+
+/** The category filter: category ids or `none`, comma-separated. */
+export const categoryFilterPattern =
+  '^(none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(,(none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}))*$';
+
+const ProductListQuery = Type.Object(
+  {
+    category_id: Type.Optional(
+      Type.String({
+        pattern: categoryFilterPattern,
+        minLength: 1,
+        maxLength: 3700,
+        description: 'Comma list of category ids; `none` for products without a category.',
+        examples: ['none'],
+      }),
+    ),
+    available: Type.Optional(
+      Type.Boolean({ description: '`true`: only available; `false`: only sold out.', examples: [true] }),
+    ),
+    external_id: Type.Optional({ ...externalIdFilter, examples: ['prod-margherita'] }),
+    updated_since: Type.Optional(updatedSinceFilter),
+    limit: LimitParam,
+    cursor: Type.Optional({
+      ...CursorParam,
+      examples: [
+        cursorAfter(
+          filterExamples,
+          keysetPosition(list, updateOrder, {
+            id: '0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d02',
+            updated_at: new Date('2026-10-08T10:00:00.000Z'),
+          }),
+        ),
+      ],
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const product200 = { 200: { ...ProductSchema, description: 'The product.' } };
+const changeNote =
+  ' `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other ' +
+  'apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`.';
+const theNewProduct = linksToTheNew('product', ['getProduct', 'updateProduct', 'deleteProduct']);
+
+export const listProductsRoute = apiRoute({
+  method: 'GET',
+  url: '/menu/products',
+  auth: read,
+  schema: {
+    operationId: 'listProducts',
+    summary: 'The menu’s products, least recently changed first',
+    description:
+      'Ascending `updated_at` (then id). Filters: `category_id` (ids and `none`), `available`, ' +
+      '`external_id` (your app’s own value), `updated_since` (exclusive). Send a cursor with the same filters.',
+    tags,
+    querystring: ProductListQuery,
+    response: {
+      200: { ...ListOf(ProductSchema), description: 'A page of products.' },
+      ...errorResponses(400, 401, 403, 429, 500),
+    },
+  },
+  handler: async (ctx, request) => {
+    const { category_id, available, updated_since } = request.query;
+    const external_id = externalIdFilterOf(request.url, request.query.external_id);
+    const filters = {
+      ...(category_id !== undefined && { category_id: parseCategoryFilter(category_id) }),
+      ...(available !== undefined && { available }),
+      ...(external_id !== undefined && { external_id }),
+      ...(updated_since !== undefined && { updated_since: parseTimestamp(updated_since) as Date }),
+    };
+    return keysetPage(list, updateOrder, request.query, (page) => listProducts(ctx, filters, page));
+  },
+});
+
+export const postProductRoute = apiRoute({
+  method: 'POST',
+  url: '/menu/products',
+  auth: write,
+  links: { 201: theNewProduct },
+  schema: {
+    operationId: 'createProduct',
+    summary: 'Add a product',
+    description:
+      '`name` 1 to 200 characters (trimmed), `price` in the smallest currency unit; without `position` it goes ' +
+      `after the last product of its category. Emits \`menu.product.created\`.${changeNote}`,
+    tags,
+    body: ProductInputSchema,
+    response: {
+      201: { ...ProductSchema, description: 'The new product.' },
+      ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500),
+    },
+  },
+  handler: async (ctx, request, _auth, reply) => {
+    const product = await createProduct(ctx, request.body);
+    reply.code(201);
+    return product;
+  },
+});
+
+export const getProductRoute = apiRoute({
+  method: 'GET',
+  url: '/menu/products/:id',
+  auth: read,
+  schema: {
+    operationId: 'getProduct',
+    summary: 'One product',
+    description: 'Another restaurant’s product is never found (404).',
+    tags,
+    params: IdParams,
+    response: { ...product200, ...errorResponses(400, 401, 403, 404, 429, 500) },
+  },
+  handler: (ctx, request) => getProduct(ctx, request.params.id),
+});
+
+export const patchProductRoute = apiRoute({
+  method: 'PATCH',
+  url: '/menu/products/:id',
+  auth: write,
+  schema: {
+    operationId: 'updateProduct',
+    summary: 'Change a product',
+    description:
+      'Only the sent fields change; `null` clears the nullable ones. Emits `menu.product.updated` with ' +
+      '`changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and ' +
+      `emits nothing.${changeNote}`,
+    tags,
+    params: IdParams,
+    body: ProductPatchSchema,
+    response: { ...product200, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429, 500) },
+  },
+  handler: (ctx, request) => updateProduct(ctx, request.params.id, request.body),
+});
+
+export const deleteProductRoute = apiRoute({
+  method: 'DELETE',
+  url: '/menu/products/:id',
+  auth: write,
+  destructive: 'data',
+  schema: {
+    operationId: 'deleteProduct',
+    summary: 'Delete a product',
+    description: 'Its own option groups go with it. Emits `menu.product.deleted`.',
+    tags,
+    params: IdParams,
+    response: {
+      200: { ...DeletedSchema('product'), description: 'The product is gone.' },
+      ...errorResponses(400, 401, 403, 404, 409, 429, 500),
+    },
+  },
+  handler: (ctx, request) => deleteProduct(ctx, request.params.id),
+});
+
+export const productRoutes = [
+  listProductsRoute,
+  postProductRoute,
+  getProductRoute,
+  patchProductRoute,
+  deleteProductRoute,
+];

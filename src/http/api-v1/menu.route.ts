@@ -1,0 +1,28 @@
+import { MenuSchema } from '../../domain/menu/menu.schema.ts';
+import { getMenu } from '../../domain/menu/menu.service.ts';
+import { apiRoute } from './api-route.ts';
+import { errorResponses } from './error-responses.ts';
+import { categoryRoutes } from './menu-categories.route.ts';
+import { productRoutes } from './menu-products.route.ts';
+
+export const getMenuRoute = apiRoute({
+  method: 'GET',
+  url: '/menu',
+  auth: { scopes: ['menu:read'] },
+  schema: {
+    operationId: 'getMenu',
+    summary: 'The whole menu',
+    description:
+      'Categories, products and option groups (each with its options), each by `position` (ties by id), ' +
+      'sold-out items included, with the restaurant’s currency.',
+    tags: ['Menu'],
+    response: {
+      200: { ...MenuSchema, description: 'The whole menu.' },
+      ...errorResponses(400, 401, 403, 429, 500),
+    },
+  },
+  handler: (ctx) => getMenu(ctx),
+});
+
+/** The menu's operations (issue 12), in the document's order. */
+export const menuRoutes = [getMenuRoute, ...categoryRoutes, ...productRoutes];
