@@ -1,15 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLocale, type Locale, locales, pickLocale, translator } from '../../i18n/i18n.ts';
+import { formField } from './page.ts';
 
 /** The language a person chose with the footer's links, for every page (path `/`). */
 export const languageCookie = 'servery_lang';
 const oneYear = 365 * 24 * 60 * 60;
-
-function field(value: unknown, name: string): string | undefined {
-  const found =
-    typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
-  return typeof found === 'string' ? found : undefined;
-}
 
 /*
  * The language of a page, the first we have of:
@@ -21,9 +16,9 @@ function field(value: unknown, name: string): string | undefined {
 export function localeOf(request: FastifyRequest, preferred: readonly (string | undefined)[] = []): Locale {
   return pickLocale(
     [
-      field(request.body, 'lang'),
+      formField(request.body, 'lang'),
       ...preferred,
-      field(request.query, 'lang'),
+      formField(request.query, 'lang'),
       request.cookies?.[languageCookie],
     ],
     request.headers['accept-language'],
@@ -32,7 +27,7 @@ export function localeOf(request: FastifyRequest, preferred: readonly (string | 
 
 /** Keeps the language of a page opened with `?lang=` (a footer link) for the next pages. */
 export function rememberLanguage(request: FastifyRequest, reply: FastifyReply, secure: boolean): void {
-  const chosen = field(request.query, 'lang');
+  const chosen = formField(request.query, 'lang');
   if (request.method !== 'GET' || !isLocale(chosen) || request.cookies?.[languageCookie] === chosen) return;
   reply.setCookie(languageCookie, chosen, {
     path: '/',
