@@ -61,6 +61,8 @@ const sampleBodies: Record<string, object> = {
   putClosure: { date: '2026-12-24', closed: true },
   createCategory: { name: 'Pizza' },
   createProduct: { name: 'Margherita', price: 950 },
+  createOptionGroup: { name: 'Extras' },
+  createOption: { name: 'Extra cheese', price_delta: 150 },
 };
 const sampleBody = (route: ApiRoute) =>
   route.schema.body === undefined ? undefined : (sampleBodies[route.schema.operationId] ?? {});

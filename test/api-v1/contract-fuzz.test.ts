@@ -133,6 +133,18 @@ class Session {
       const product = await this.#setUp('POST', '/v1/menu/products', { name: 'Margherita', price: 950 });
       return product.id as string;
     }
+    if (name === 'option_group') {
+      const group = await this.#setUp('POST', '/v1/menu/option-groups', { name: 'Extras' });
+      return group.id as string;
+    }
+    if (name === 'option') {
+      const group = await this.#setUp('POST', '/v1/menu/option-groups', { name: 'Extras' });
+      const option = await this.#setUp('POST', `/v1/menu/option-groups/${group.id}/options`, {
+        name: 'Extra cheese',
+        price_delta: 150,
+      });
+      return option.id as string;
+    }
     throw new Error(`no known value ${name}`);
   }
 
@@ -161,6 +173,13 @@ const knownPathValues: Record<string, Record<string, string>> = {
   getProduct: { id: 'product' },
   updateProduct: { id: 'product' },
   deleteProduct: { id: 'product' },
+  getOptionGroup: { id: 'option_group' },
+  updateOptionGroup: { id: 'option_group' },
+  deleteOptionGroup: { id: 'option_group' },
+  createOption: { id: 'option_group' },
+  getOption: { id: 'option' },
+  updateOption: { id: 'option' },
+  deleteOption: { id: 'option' },
 };
 
 const schemaOf = (route: ApiRoute, part: 'params' | 'querystring' | 'body') =>

@@ -152,6 +152,8 @@ test('`limit` is optional, with its default, on every list', () => {
     '/areas': 25,
     '/menu/categories': 25,
     '/menu/products': 25,
+    '/menu/option-groups': 25,
+    '/menu/options': 25,
   };
   for (const { method, path, operation } of operationsOf(document)) {
     const limit = parametersOf(operation).find((parameter) => parameter?.name === 'limit');
@@ -285,6 +287,9 @@ test('every parameter and request body has an example, and the requests they mak
   // An object's operations address the one its collection's POST created (as the document's
   // links say), not the example id, which is no restaurant's.
   const created = new Map<string, string>();
+  // Path values the document's links pass on from an earlier answer, per operation (an option is
+  // created on its group's path, POST /menu/option-groups/{id}/options, and read at /menu/options/{id}).
+  const linked = new Map<string, Record<string, string>>();
   for (const { method, path, operation } of operations) {
     const name = `${method.toUpperCase()} ${path}`;
     let url = path;
@@ -292,7 +297,10 @@ test('every parameter and request body has an example, and the requests they mak
     for (const parameter of parametersOf(operation)) {
       assert.ok(parameter?.example !== undefined, `${name}: ${parameter?.name} has an example`);
       if (parameter.in === 'path') {
-        const value = created.get(path.replace(`/{${parameter.name}}`, '')) ?? parameter.example;
+        const value =
+          linked.get(String(operation.operationId))?.[parameter.name] ??
+          created.get(path.replace(`/{${parameter.name}}`, '')) ??
+          parameter.example;
         url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
       }
       if (parameter.in === 'query') query.set(parameter.name, String(parameter.example));
@@ -309,6 +317,16 @@ test('every parameter and request body has an example, and the requests they mak
     const answered = path === '/events/{id}' ? res.statusCode === 404 : res.statusCode < 300;
     assert.ok(answered, `${name} → ${res.statusCode} ${res.body}`);
     if (method === 'post' && res.statusCode === 201) created.set(path, res.json().id);
+    const response = detailsOf(operation).responses[String(res.statusCode)] as
+      | { links?: Record<string, { operationId: string; parameters: Record<string, string> }> }
+      | undefined;
+    const links = response?.links ?? {};
+    for (const link of Object.values(links)) {
+      for (const [name, expression] of Object.entries(link.parameters)) {
+        if (expression !== '$response.body#/id') continue;
+        linked.set(link.operationId, { ...linked.get(link.operationId), [name]: res.json().id });
+      }
+    }
   }
 });
 
@@ -525,6 +543,8 @@ async function newmanRun(variables: Record<string, string> = {}) {
 const destructiveRequests = [
   'DELETE /menu/categories/:id',
   'DELETE /menu/products/:id',
+  'DELETE /menu/options/:id',
+  'DELETE /menu/option-groups/:id',
   'PUT /store/hours',
   'DELETE /store/closures/:date',
   'POST /store/pause',

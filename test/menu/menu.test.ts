@@ -12,7 +12,7 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Option groups and options have no endpoints yet: they are written to the tables directly. */
+/** Groups and options written to the tables directly (their endpoints: option-groups.test.ts, options.test.ts). */
 async function addGroup(tenant: Tenant, fields: { name: string; position: number; product_id?: string }) {
   const id = newId();
   const now = t.clock.now();

@@ -315,7 +315,8 @@ describe('refused input changes nothing', () => {
       [{ category_id: '0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d01' }, 'category_id'],
       [{ category_id: theirCategory.id }, 'category_id'],
       [{ category_id: 'pizza' }, 'category_id'],
-      [{ option_group_ids: [] }, 'option_group_ids'],
+      [{ option_group_ids: ['pizza'] }, 'option_group_ids[0]'],
+      [{ option_group_ids: ['0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d01'] }, 'option_group_ids[0]'],
     ];
     for (const [body, param] of bad) {
       assertError(

@@ -12,6 +12,8 @@ export const maxGroupName = 120;
 export const maxDescription = 2000;
 export const maxPosition = 100_000;
 export const maxPrice = 100_000_000;
+/** Shared option groups one product links (option_group_ids on a product write). */
+export const maxLinkedGroups = 50;
 
 /*
  * Text fields carry no pattern: the services check them (trimmed names not blank, no control
@@ -260,6 +262,15 @@ const productInputFields = {
     ),
   ),
   tax_class: Type.Optional(productTaxClass),
+  option_group_ids: Type.Optional(
+    Type.Array(Type.String({ format: 'uuid' }), {
+      maxItems: maxLinkedGroups,
+      description:
+        'The shared option groups it uses, in order (replaces the list). Its own groups (product_id) ' +
+        'are linked by themselves and may be listed too; another product’s own group may not.',
+      examples: [[]],
+    }),
+  ),
 };
 const ProductName = visibleText(maxProductName, ['Margherita']);
 const Price = Type.Integer({
@@ -296,8 +307,121 @@ export const ProductPatchSchema = Type.Object(
 );
 export type ProductPatch = Static<typeof ProductPatchSchema>;
 
+export const optionGroupFields = [
+  'external_id',
+  'name',
+  'min_select',
+  'max_select',
+  'position',
+  'product_id',
+] as const satisfies ReadonlyArray<keyof OptionGroup>;
+export const optionFields = [
+  'external_id',
+  'group_id',
+  'name',
+  'price_delta',
+  'available',
+  'position',
+] as const satisfies ReadonlyArray<keyof Option>;
+
+const GroupName = visibleText(maxGroupName, ['Extras']);
+const optionGroupInputFields = {
+  external_id: Type.Optional(nullable({ ...ExternalIdInput, examples: ['grp-extras'] })),
+  min_select: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 20,
+      description: 'Fewest options to choose; 0 = optional. Not above max_select. Left out on create: 0.',
+      examples: [0],
+    }),
+  ),
+  max_select: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 20,
+      description: 'Most options to choose. Left out on create: 1.',
+      examples: [3],
+    }),
+  ),
+  position: Type.Optional({
+    ...Position,
+    description:
+      'Order among the groups of its product (or among the shared ones). Left out on create: last.',
+  }),
+  product_id: Type.Optional(
+    nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'The only product it belongs to (one of the restaurant’s); null: shared.',
+      }),
+    ),
+  ),
+};
+
+/** POST /menu/option-groups. */
+export const OptionGroupInputSchema = Type.Object(
+  { ...optionGroupInputFields, name: GroupName },
+  {
+    additionalProperties: false,
+    examples: [{ external_id: 'grp-extras', name: 'Extras', min_select: 0, max_select: 3 }],
+  },
+);
+export type OptionGroupInput = Static<typeof OptionGroupInputSchema>;
+
+/** PATCH /menu/option-groups/{id}: only the sent fields change; null clears. */
+export const OptionGroupPatchSchema = Type.Object(
+  { ...optionGroupInputFields, name: Type.Optional(GroupName) },
+  { additionalProperties: false, examples: [{ name: 'Toppings', max_select: 4 }] },
+);
+export type OptionGroupPatch = Static<typeof OptionGroupPatchSchema>;
+
+const OptionName = visibleText(maxGroupName, ['Extra cheese']);
+const PriceDelta = Type.Integer({
+  minimum: -maxPrice,
+  maximum: maxPrice,
+  description: 'Added to the product’s price per unit, in the smallest currency unit; may be negative.',
+  examples: [150],
+});
+const optionInputFields = {
+  external_id: Type.Optional(nullable({ ...ExternalIdInput, examples: ['opt-cheese'] })),
+  available: Type.Optional(
+    Type.Boolean({ description: 'false: sold out on every product using the group.', examples: [true] }),
+  ),
+  position: Type.Optional({
+    ...Position,
+    description: 'Order within its group. Left out on create: last.',
+  }),
+};
+
+/** POST /menu/option-groups/{id}/options. */
+export const OptionInputSchema = Type.Object(
+  { ...optionInputFields, name: OptionName, price_delta: PriceDelta },
+  {
+    additionalProperties: false,
+    examples: [{ external_id: 'opt-cheese', name: 'Extra cheese', price_delta: 150 }],
+  },
+);
+export type OptionInput = Static<typeof OptionInputSchema>;
+
+/** PATCH /menu/options/{id}: only the sent fields change; null clears external_id. */
+export const OptionPatchSchema = Type.Object(
+  {
+    ...optionInputFields,
+    group_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Moves it to another of the restaurant’s groups (its position stays).',
+      }),
+    ),
+    name: Type.Optional(OptionName),
+    price_delta: Type.Optional(PriceDelta),
+  },
+  { additionalProperties: false, examples: [{ price_delta: 200, available: false }] },
+);
+export type OptionPatch = Static<typeof OptionPatchSchema>;
+
 /** The answer of a single-object delete (decisions.md, Menu). */
-export const DeletedSchema = <K extends 'category' | 'product'>(object: K) =>
+export const DeletedSchema = <K extends 'category' | 'product' | 'option_group' | 'option'>(object: K) =>
   Type.Object(
     { object: Type.Literal(object), id: Type.String({ format: 'uuid' }), deleted: Type.Literal(true) },
     { additionalProperties: false },

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -28,6 +29,7 @@ import {
   updateOrder,
   viewerApp,
 } from './menu-writes.ts';
+import { dropGroupsOfProduct } from './option-group-rows.ts';
 import { taxRatesFor } from './tax-rates.ts';
 
 const noProduct = (id: string) => new ApiError('not_found', `This restaurant has no product ${id}.`);
@@ -219,6 +221,8 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
   const allergens = normalizeAllergens(input.allergens ?? [], 'allergens');
   const diets = normalizeDiets(input.diets ?? [], 'diets');
   const imageUrl = checkedImageUrl(input.image_url ?? null);
+  const sharedGroups =
+    input.option_group_ids === undefined ? [] : await checkedGroupLinks(ctx, null, input.option_group_ids);
   const external = externalIdWrite(
     input.external_id,
     { external_id: null, external_id_app_id: null },
@@ -263,6 +267,7 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
       .execute(),
     external.external_id,
   );
+  await writeGroupLinks(ctx, id, sharedGroups);
   const product = await loadProduct(ctx, id, viewer);
   await recordMenuEvent(ctx, 'menu.product.created', product);
   return product;
@@ -314,6 +319,15 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
   );
   if (externalIdChanged(current, next)) changed.unshift('external_id');
   const before = await loadProduct(ctx, current.id, viewer);
+  const sharedGroups =
+    patch.option_group_ids === undefined
+      ? undefined
+      : await checkedGroupLinks(ctx, current.id, patch.option_group_ids);
+  if (sharedGroups !== undefined) {
+    const own = await ownGroupIds(ctx, current.id);
+    if (!isDeepStrictEqual([...own, ...sharedGroups], before.option_group_ids))
+      changed.push('option_group_ids');
+  }
   if (changed.length === 0) return before;
   if (next.external_id !== null && next.external_id !== current.external_id)
     await checkExternalIdFree(ctx, 'menu_products', next.external_id, current.id);
@@ -326,6 +340,7 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
       .execute(),
     next.external_id,
   );
+  if (changed.includes('option_group_ids')) await writeGroupLinks(ctx, current.id, sharedGroups ?? []);
   const product = await loadProduct(ctx, current.id, viewer);
   await recordMenuEvent(ctx, 'menu.product.updated', product, {
     changed,
@@ -334,10 +349,14 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
   return product;
 }
 
-/** Deletes the product (its own option groups and its links go with it). Records menu.product.deleted. */
+/**
+ * Deletes the product. Its own option groups go first, each with its options (their deleted events);
+ * its links to shared groups go with it. Records menu.product.deleted.
+ */
 export async function deleteProduct(ctx: Ctx, id: string): Promise<Deleted<'product'>> {
   const viewer = await viewerApp(ctx);
   const product = await loadProduct(ctx, id, viewer);
+  await dropGroupsOfProduct(ctx, product.id, viewer);
   const deleted = await ctx.db
     .deleteFrom('menu_products')
     .where('tenant_id', '=', tenantOf(ctx))
@@ -365,6 +384,117 @@ export async function moveProductsOutOf(ctx: Ctx, categoryId: string): Promise<v
     await recordMenuEvent(ctx, 'menu.product.updated', product, {
       changed: ['category_id'],
       previous: { category_id: categoryId },
+    });
+  }
+}
+
+/*
+ * option_group_ids on a product write (the shared groups it uses, in order):
+ * - each id names one of the restaurant's groups (else 400 on `option_group_ids[i]`), each once;
+ * - a shared group is linked; the product's own group (product_id) is linked by itself and skipped;
+ * - another product's own group is refused (it belongs to that product only).
+ * The groups are kept from deletion until the write commits.
+ */
+async function checkedGroupLinks(
+  ctx: Ctx,
+  productId: string | null,
+  ids: readonly string[],
+): Promise<string[]> {
+  const shared: string[] = [];
+  for (const [index, groupId] of ids.entries()) {
+    const param = `option_group_ids[${index}]`;
+    if (ids.indexOf(groupId) !== index)
+      throw new ApiError('invalid_request', `${param} repeats option group ${groupId}.`, { param });
+    const group = isUuid(groupId)
+      ? await ctx.db
+          .selectFrom('menu_option_groups')
+          .select('product_id')
+          .where('tenant_id', '=', tenantOf(ctx))
+          .where('id', '=', groupId)
+          .forKeyShare()
+          .executeTakeFirst()
+      : undefined;
+    if (!group)
+      throw new ApiError('invalid_request', `This restaurant has no option group ${groupId}.`, { param });
+    if (group.product_id === null) shared.push(groupId);
+    else if (group.product_id !== productId)
+      throw new ApiError(
+        'invalid_request',
+        `Option group ${groupId} belongs to another product only; link shared groups.`,
+        { param },
+      );
+  }
+  return shared;
+}
+
+async function ownGroupIds(ctx: Ctx, productId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('menu_option_groups')
+    .select('id')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('product_id', '=', productId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The product's shared groups become `groupIds`, in that order. */
+async function writeGroupLinks(ctx: Ctx, productId: string, groupIds: readonly string[]): Promise<void> {
+  const tenantId = tenantOf(ctx);
+  await ctx.db
+    .deleteFrom('menu_product_option_groups')
+    .where('tenant_id', '=', tenantId)
+    .where('product_id', '=', productId)
+    .execute();
+  if (groupIds.length === 0) return;
+  await ctx.db
+    .insertInto('menu_product_option_groups')
+    .values(
+      groupIds.map((groupId, position) => ({
+        tenant_id: tenantId,
+        product_id: productId,
+        group_id: groupId,
+        position,
+      })),
+    )
+    .execute();
+}
+
+/** The option_group_ids of products (for optionGroupsChanged), by product id. */
+export async function optionGroupIdsOf(
+  ctx: Ctx,
+  productIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await productsOf(ctx)
+    .where('p.id', 'in', [...productIds])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.option_group_ids]));
+}
+
+/**
+ * Products whose option groups changed (spec: "updated_at also changes with its option groups"):
+ * updated_at moves; where option_group_ids differs from `before` (a group joined, left or moved),
+ * menu.product.updated records `changed: ["option_group_ids"]` with the earlier list.
+ */
+export async function optionGroupsChanged(ctx: Ctx, before: ReadonlyMap<string, string[]>): Promise<void> {
+  if (before.size === 0) return;
+  const viewer = await viewerApp(ctx);
+  const ids = [...before.keys()];
+  await ctx.db
+    .updateTable('menu_products')
+    .set({ updated_at: ctx.clock.now() })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', 'in', ids)
+    .execute();
+  const rows = await productsOf(ctx).where('p.id', 'in', ids).orderBy('p.id').execute();
+  for (const product of await productsFrom(ctx, rows, viewer)) {
+    const previous = before.get(product.id) ?? [];
+    if (isDeepStrictEqual(previous, product.option_group_ids)) continue;
+    await recordMenuEvent(ctx, 'menu.product.updated', product, {
+      changed: ['option_group_ids'],
+      previous: { option_group_ids: previous },
     });
   }
 }

@@ -86,7 +86,10 @@ const ProductListQuery = Type.Object(
 const product200 = { 200: { ...ProductSchema, description: 'The product.' } };
 const changeNote =
   ' `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other ' +
-  'apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`.';
+  'apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`. ' +
+  '`option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed ' +
+  'first in the answer, may be sent back and are skipped); another product’s own group or an unknown id ' +
+  'is a 400 on the item.';
 const theNewProduct = linksToTheNew('product', ['getProduct', 'updateProduct', 'deleteProduct']);
 
 export const listProductsRoute = apiRoute({
@@ -186,7 +189,9 @@ export const deleteProductRoute = apiRoute({
   schema: {
     operationId: 'deleteProduct',
     summary: 'Delete a product',
-    description: 'Its own option groups go with it. Emits `menu.product.deleted`.',
+    description:
+      'Its own option groups go with it, each with its options (`menu.option.deleted`, then ' +
+      '`menu.option_group.deleted`); then emits `menu.product.deleted`.',
     tags,
     params: IdParams,
     response: {

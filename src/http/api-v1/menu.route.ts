@@ -3,6 +3,20 @@ import { getMenu } from '../../domain/menu/menu.service.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
 import { categoryRoutes } from './menu-categories.route.ts';
+import {
+  deleteOptionGroupRoute,
+  getOptionGroupRoute,
+  listOptionGroupsRoute,
+  patchOptionGroupRoute,
+  postOptionGroupRoute,
+} from './menu-option-groups.route.ts';
+import {
+  deleteOptionRoute,
+  getOptionRoute,
+  listOptionsRoute,
+  patchOptionRoute,
+  postOptionRoute,
+} from './menu-options.route.ts';
 import { productRoutes } from './menu-products.route.ts';
 
 export const getMenuRoute = apiRoute({
@@ -24,5 +38,23 @@ export const getMenuRoute = apiRoute({
   handler: (ctx) => getMenu(ctx),
 });
 
-/** The menu's operations (issue 12), in the document's order. */
-export const menuRoutes = [getMenuRoute, ...categoryRoutes, ...productRoutes];
+/*
+ * The menu's operations (issue 12), in the document's order. A group's options come before the
+ * group's own path, so that requests run in this order (the examples, the Postman collection's
+ * destructive folder) create a group, then an option in it, and delete the option before the group.
+ */
+export const menuRoutes = [
+  getMenuRoute,
+  ...categoryRoutes,
+  ...productRoutes,
+  listOptionGroupsRoute,
+  postOptionGroupRoute,
+  postOptionRoute,
+  listOptionsRoute,
+  getOptionRoute,
+  patchOptionRoute,
+  deleteOptionRoute,
+  getOptionGroupRoute,
+  patchOptionGroupRoute,
+  deleteOptionGroupRoute,
+];
