@@ -52,8 +52,13 @@ const postgresTable = 'rate_limits';
 export async function openLimiters(store: LimitsStore, overrides: LimitOverrides = {}): Promise<Limiters> {
   const pool = postgresPoolOf(store.db);
   const redis = store.redisUrl ? await connectRedis(store.redisUrl, store.log) : null;
+  // One limiter per limit name: the places that count against one limit (the sign-in limit of
+  // the consent page, the console and the dashboard) share its counts in memory too.
+  const made = new Map<string, Limiter>();
   return {
     createLimiter(options) {
+      const known = made.get(options.keyPrefix);
+      if (known) return known;
       const points = overrides.points ?? options.points;
       const durationSeconds = overrides.durationSeconds ?? options.durationSeconds;
       const common = { keyPrefix: options.keyPrefix, points, duration: durationSeconds };
@@ -79,7 +84,9 @@ export async function openLimiters(store: LimitsStore, overrides: LimitOverrides
       } else {
         limiter = new RateLimiterMemory(common);
       }
-      return wrapLimiter(limiter, points, durationSeconds, store.clock);
+      const wrapped = wrapLimiter(limiter, points, durationSeconds, store.clock);
+      made.set(options.keyPrefix, wrapped);
+      return wrapped;
     },
     close: async () => {
       redis?.disconnect();

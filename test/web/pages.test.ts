@@ -160,6 +160,24 @@ describe('the console', () => {
     assert.ok(Number(res?.headers['retry-after']) > 0);
     assert.match(res?.body ?? '', /Too many failed sign-ins\. Try again in 15 minutes\./);
   });
+
+  test('failed sign-ins count together on every surface: switching pages buys no guesses', async () => {
+    const developer = await newAccount(t, true);
+    const browser = new Browser(t.app, '203.0.113.10');
+    for (let i = 0; i < 5; i += 1) await signIn(browser, 'dashboard', developer.email, 'wrong!');
+    for (let i = 0; i < 5; i += 1) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/console/api/sessions',
+        remoteAddress: '203.0.113.10',
+        headers: { 'content-type': 'application/json' },
+        payload: { email: developer.email, password: 'wrong!' },
+      });
+      assert.equal(res.statusCode, 401);
+    }
+    const refused = await signIn(browser, 'console', developer.email, password);
+    assert.equal(refused.statusCode, 429);
+  });
 });
 
 describe('the dashboard', () => {
