@@ -12,7 +12,6 @@ import {
   type Product,
   type ProductInput,
   type ProductPatch,
-  type TaxClass,
   type TaxRates,
 } from './menu.schema.ts';
 import {
@@ -30,7 +29,7 @@ import {
   viewerApp,
 } from './menu-writes.ts';
 import { dropGroupsOfProduct } from './option-group-rows.ts';
-import { taxRatesFor } from './tax-rates.ts';
+import { taxRatesIn } from './tax-rates.ts';
 
 const noProduct = (id: string) => new ApiError('not_found', `This restaurant has no product ${id}.`);
 
@@ -99,24 +98,17 @@ function productOf(row: ProductRow, viewer: string | null, taxRates: TaxRates): 
   };
 }
 
-/** The Products of rows, each tax class resolved once (the product's, else its category's, else food). */
+/** The Products of rows, the tax class being the product's, else its category's, else food. */
 async function productsFrom(
   ctx: Ctx,
   rows: readonly ProductRow[],
   viewer: string | null,
 ): Promise<Product[]> {
-  const rates = new Map<TaxClass, TaxRates>();
-  const products: Product[] = [];
-  for (const row of rows) {
-    const taxClass = row.tax_class ?? row.category_tax_class ?? 'food';
-    let resolved = rates.get(taxClass);
-    if (!resolved) {
-      resolved = await taxRatesFor(ctx, taxClass);
-      rates.set(taxClass, resolved);
-    }
-    products.push(productOf(row, viewer, resolved));
-  }
-  return products;
+  if (rows.length === 0) return [];
+  const ratesOf = await taxRatesIn(ctx);
+  return rows.map((row) =>
+    productOf(row, viewer, ratesOf(row.tax_class ?? row.category_tax_class ?? 'food')),
+  );
 }
 
 export interface ProductFilters {
