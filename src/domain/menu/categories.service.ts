@@ -19,6 +19,7 @@ import {
   externalIdChanged,
   externalIdWrite,
   knownId,
+  lockMenu,
   nextPosition,
   orTaken,
   recordMenuEvent,
@@ -86,6 +87,7 @@ export async function getCategory(ctx: Ctx, id: string): Promise<Category> {
 
 /** A new category; without a position, after the last one. Records menu.category.created. */
 export async function createCategory(ctx: Ctx, input: CategoryInput): Promise<Category> {
+  await lockMenu(ctx);
   const tenantId = tenantOf(ctx);
   const viewer = await viewerApp(ctx);
   const name = checkedText(input.name, 'name', maxCategoryName);
@@ -133,6 +135,7 @@ export async function createCategory(ctx: Ctx, input: CategoryInput): Promise<Ca
  * keeps updated_at and records nothing; otherwise menu.category.updated with changed and previous.
  */
 export async function updateCategory(ctx: Ctx, id: string, patch: CategoryPatch): Promise<Category> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await categoriesOf(ctx)
     .where('id', '=', knownId(id, noCategory))
@@ -187,6 +190,7 @@ export async function updateCategory(ctx: Ctx, id: string, patch: CategoryPatch)
  * menu.product.updated), then menu.category.deleted carries the category as it was.
  */
 export async function deleteCategory(ctx: Ctx, id: string): Promise<Deleted<'category'>> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await categoriesOf(ctx)
     .where('id', '=', knownId(id, noCategory))

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { sql } from 'kysely';
 import type { EventType } from '../events/events.store.ts';
 import { recordEvent } from '../events/events.store.ts';
 import type { Ctx } from '../shared/context.ts';
@@ -20,6 +21,18 @@ import type { ListOrder } from '../shared/paging.ts';
 export function tenantOf(ctx: Ctx): string {
   if (ctx.tenantId === null) throw new Error('menu operations act for one restaurant');
   return ctx.tenantId;
+}
+
+/*
+ * Menu writes of one restaurant take turns: each holds the restaurant's menu lock (an advisory
+ * transaction lock) until its transaction ends. A whole-menu sync and single-object writes
+ * touching the same products, groups and links would otherwise lock rows in different orders and
+ * deadlock; readers never wait for it.
+ */
+export async function lockMenu(ctx: Ctx): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`servery.menu:${tenantOf(ctx)}`}, 0))`.execute(
+    ctx.db,
+  );
 }
 
 /** Lists of menu objects: the least recently changed first (spec: List filters). */

@@ -17,6 +17,7 @@ import {
   externalIdChanged,
   externalIdWrite,
   knownId,
+  lockMenu,
   nextPosition,
   orTaken,
   recordMenuEvent,
@@ -118,6 +119,7 @@ async function productsUsing(ctx: Ctx, group: GroupRow): Promise<string[]> {
  * Records menu.option_group.created; its product (if any) records menu.product.updated.
  */
 export async function createOptionGroup(ctx: Ctx, input: OptionGroupInput): Promise<OptionGroup> {
+  await lockMenu(ctx);
   const tenantId = tenantOf(ctx);
   const viewer = await viewerApp(ctx);
   const name = checkedText(input.name, 'name', maxGroupName);
@@ -177,6 +179,7 @@ export async function createOptionGroup(ctx: Ctx, input: OptionGroupInput): Prom
  * linking it; a product's group made shared (null) leaves its product until a product links it.
  */
 export async function updateOptionGroup(ctx: Ctx, id: string, patch: OptionGroupPatch): Promise<OptionGroup> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await groupsOf(ctx)
     .where('id', '=', knownId(id, noOptionGroup))
@@ -249,6 +252,7 @@ export async function updateOptionGroup(ctx: Ctx, id: string, patch: OptionGroup
  * the group as it was, options included.
  */
 export async function deleteOptionGroup(ctx: Ctx, id: string): Promise<Deleted<'option_group'>> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await groupsOf(ctx)
     .where('id', '=', knownId(id, noOptionGroup))

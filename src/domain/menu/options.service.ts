@@ -17,6 +17,7 @@ import {
   externalIdChanged,
   externalIdWrite,
   knownId,
+  lockMenu,
   nextPosition,
   orTaken,
   recordMenuEvent,
@@ -68,6 +69,7 @@ async function groupFound(ctx: Ctx, groupId: string): Promise<boolean> {
 
 /** A new option in the group (404 when the restaurant has no such group); without a position, last. */
 export async function createOption(ctx: Ctx, groupId: string, input: OptionInput): Promise<Option> {
+  await lockMenu(ctx);
   const tenantId = tenantOf(ctx);
   const viewer = await viewerApp(ctx);
   if (!(await groupFound(ctx, knownId(groupId, noOptionGroup)))) throw noOptionGroup(groupId);
@@ -120,6 +122,7 @@ export async function createOption(ctx: Ctx, groupId: string, input: OptionInput
  * menu.option.updated with changed and previous.
  */
 export async function updateOption(ctx: Ctx, id: string, patch: OptionPatch): Promise<Option> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await optionsOf(ctx).where('id', '=', knownId(id, noOption)).forUpdate().executeTakeFirst();
   if (!current) throw noOption(id);
@@ -177,6 +180,7 @@ export async function updateOption(ctx: Ctx, id: string, patch: OptionPatch): Pr
 
 /** Deletes the option. Records menu.option.deleted with the option as it was. */
 export async function deleteOption(ctx: Ctx, id: string): Promise<Deleted<'option'>> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await optionsOf(ctx).where('id', '=', knownId(id, noOption)).forUpdate().executeTakeFirst();
   if (!current) throw noOption(id);

@@ -20,6 +20,7 @@ import {
   externalIdChanged,
   externalIdWrite,
   knownId,
+  lockMenu,
   nextPosition,
   orTaken,
   recordMenuEvent,
@@ -205,6 +206,7 @@ function checkedImageUrl(value: string | null): string | null {
 
 /** A new product; without a position, after the last one of its category. Records menu.product.created. */
 export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Product> {
+  await lockMenu(ctx);
   const tenantId = tenantOf(ctx);
   const viewer = await viewerApp(ctx);
   const name = checkedText(input.name, 'name', maxProductName);
@@ -294,6 +296,7 @@ async function patched(ctx: Ctx, current: StoredProduct, patch: ProductPatch, vi
  * otherwise menu.product.updated with changed and previous.
  */
 export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): Promise<Product> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const current = await ctx.db
     .selectFrom('menu_products')
@@ -346,6 +349,7 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
  * its links to shared groups go with it. Records menu.product.deleted.
  */
 export async function deleteProduct(ctx: Ctx, id: string): Promise<Deleted<'product'>> {
+  await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   const product = await loadProduct(ctx, id, viewer);
   await dropGroupsOfProduct(ctx, product.id, viewer);
