@@ -1,8 +1,8 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer]`:
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu]`:
  * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
  * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
- * PostgreSQL also the token endpoint and webhook delivery (bench/webhooks.ts). `--only token-peer`
+ * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts). `--only token-peer`
  * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
@@ -17,6 +17,7 @@ import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
 import { busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './figures.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import { benchMenu } from './menu.ts';
 import { benchOAuth } from './oauth.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
@@ -31,13 +32,13 @@ interface Options {
   warmup: number;
   rounds: number;
   connections: number;
-  /** One database, or the webhook, store or token-peer bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | null;
+  /** One database, or the webhook, store, token-peer or menu bench alone. */
+  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -74,9 +75,10 @@ function parseOptions(): Options {
     only !== 'postgres' &&
     only !== 'webhooks' &&
     only !== 'store' &&
-    only !== 'token-peer'
+    only !== 'token-peer' &&
+    only !== 'menu'
   ) {
-    usage(`--only must be pglite, postgres, webhooks, store or token-peer, got "${only}"`);
+    usage(`--only must be pglite, postgres, webhooks, store, token-peer or menu, got "${only}"`);
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -213,7 +215,10 @@ const meRatio = (run: DatabaseRun) => run.figures[mePath].rps / run.figures[bare
 async function main(): Promise<void> {
   const options = parseOptions();
   const kinds: BenchDatabaseKind[] =
-    options.only === 'webhooks' || options.only === 'store' || options.only === 'token-peer'
+    options.only === 'webhooks' ||
+    options.only === 'store' ||
+    options.only === 'token-peer' ||
+    options.only === 'menu'
       ? []
       : options.only
         ? [options.only]
@@ -241,6 +246,7 @@ async function main(): Promise<void> {
   const runs: DatabaseRun[] = [];
   const crashes: string[] = [];
   let store: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let menu: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
       if (interrupted) break;
@@ -252,6 +258,12 @@ async function main(): Promise<void> {
       }
     }
     if (storeKinds.length > 0 && !interrupted) store = await benchStore(storeKinds, options, load);
+    // PUT /v1/menu, GET /v1/menu and a list during syncs, on PostgreSQL.
+    if ((kinds.includes('postgres') || options.only === 'menu') && !interrupted)
+      menu = await benchMenu(options, load).catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres menu: ${error.message}`],
+      }));
   } finally {
     load.stop();
   }
@@ -300,6 +312,9 @@ async function main(): Promise<void> {
     out.push(...peer.lines);
     crashes.push(...peer.failures);
   }
+  // The menu (bench/menu.ts), measured above with the same load generator.
+  out.push(...menu.lines);
+  crashes.push(...menu.failures);
   // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
   if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {
     const webhooks = await benchWebhooks(options).catch((error: Error) => ({

@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
+import type { MenuImages } from './adapters/hosted-images.ts';
 import { openLimiters } from './adapters/rate-limit-stores.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -19,6 +20,7 @@ import { dashboardPlugin } from './http/dashboard/dashboard.plugin.ts';
 import { dashboardPagesPlugin } from './http/dashboard/pages/dashboard-pages.plugin.ts';
 import { earlierMetadataAddress, rewriteEarlierApiAddress } from './http/earlier-addresses.ts';
 import { healthRoute } from './http/health.route.ts';
+import { imagesRoute } from './http/images.route.ts';
 import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
 import { oauthPlugin } from './http/oauth/oauth.plugin.ts';
 import { clientErrorAnswer, newRequestId } from './http/shared/client-error.ts';
@@ -43,6 +45,11 @@ export interface AppDeps {
   extraApiRoutes?: readonly ApiRoute[];
   /** Makes the rate limits; by default they count where `config.redisUrl` and `db` say (see openLimiters). */
   limiters?: Limiters;
+  /**
+   * Menu images: served from their store at /images/<key>, new ones downloaded by API writes.
+   * Without: none served, and writes leave every new image to the worker.
+   */
+  images?: MenuImages;
 }
 
 /** Secrets never reach the logs. */
@@ -103,9 +110,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { baseUrl: deps.config.baseUrl, apiVersion });
 
   await app.register(healthRoute, { db: deps.db });
+  if (deps.images) await app.register(imagesRoute, { store: deps.images.store });
   await app.register(
     async (v1) => {
-      await v1.register(apiV1Plugin, { db: deps.db, clock, limiters, extraRoutes: deps.extraApiRoutes });
+      await v1.register(apiV1Plugin, {
+        db: deps.db,
+        clock,
+        limiters,
+        images: deps.images?.fetcher,
+        extraRoutes: deps.extraApiRoutes,
+      });
       await v1.register(openApiRoutes);
     },
     { prefix: '/v1' },

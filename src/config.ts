@@ -9,6 +9,11 @@ export interface Config {
   /** PostgreSQL connection string; when absent the embedded database (PGlite) in `dataDir` is used. */
   readonly databaseUrl: string | null;
   readonly dataDir: string;
+  /**
+   * Where downloaded menu images are kept (src/adapters/image-store.ts), also with DATABASE_URL:
+   * every API and worker process needs the same directory (a shared volume when they run apart).
+   */
+  readonly imagesDir: string;
   readonly baseUrl: string;
   readonly authUrl: string;
   readonly appUrl: string;
@@ -147,11 +152,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer('PORT', env.PORT, 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
   const baseUrl = url('BASE_URL', env.BASE_URL, `http://localhost:${port}`);
+  const dataDir = path.resolve(env.DATA_DIR || 'data');
   return Object.freeze({
     port,
     host,
     databaseUrl: env.DATABASE_URL || null,
-    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    dataDir,
+    imagesDir: env.IMAGES_DIR ? path.resolve(env.IMAGES_DIR) : path.join(dataDir, 'images'),
     baseUrl,
     authUrl: url('AUTH_URL', env.AUTH_URL, baseUrl),
     appUrl: url('APP_URL', env.APP_URL, baseUrl),

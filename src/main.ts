@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { menuImages } from './adapters/hosted-images.ts';
 import { webhookDeliverySettings } from './adapters/webhook-post.ts';
 import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
 import type { Config } from './config.ts';
@@ -98,15 +99,23 @@ export async function serve(config: Config, role: Role): Promise<void> {
     }
     if (stopSignal) return stop();
 
+    const images = menuImages(config);
     if (role !== 'worker') {
-      const deps: AppDeps = { config, db: database.db, clock, logger: log };
+      const deps: AppDeps = { config, db: database.db, clock, logger: log, images };
       app = await buildApp(deps);
       closeConnectionsWhenStopping(app, () => stopSignal !== null);
     }
     worker =
       role === 'api'
         ? null
-        : startWorker(database.db, clock, log, emailTransport(config, log), webhookDeliverySettings(config));
+        : startWorker(
+            database.db,
+            clock,
+            log,
+            emailTransport(config, log),
+            webhookDeliverySettings(config),
+            images.fetcher,
+          );
     if (app) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // A start that fails (the port is taken, say) still closes what it opened: the PGlite

@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildTestApp, type TestApp } from './harness.ts';
 
 /** Where the pages' screenshots are kept for a person to look at (ignored by git). */
 export const screenshots = path.resolve(import.meta.dirname, '../test-results');
@@ -38,4 +41,32 @@ export async function launchChromium(): Promise<{ browser: BrowserContext; close
 /** Saves a screenshot of the whole page as test-results/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+}
+
+/** What a page test file drives: the service listening on 127.0.0.1, and a browser. */
+export interface PagesUnderTest {
+  readonly t: TestApp;
+  /** http://127.0.0.1:<port> */
+  readonly serviceUrl: string;
+  readonly browser: BrowserContext;
+}
+
+/**
+ * Serves a test app on 127.0.0.1 and starts Chromium before the file's tests, and ends both after
+ * them; the fields are there once the tests run.
+ */
+export function pagesInChromium(): PagesUnderTest {
+  const under = {} as { t: TestApp; serviceUrl: string; browser: BrowserContext };
+  let closeBrowser: (() => Promise<void>) | undefined;
+  before(async () => {
+    under.t = await buildTestApp();
+    await under.t.app.listen({ host: '127.0.0.1', port: 0 });
+    under.serviceUrl = `http://127.0.0.1:${(under.t.app.server.address() as AddressInfo).port}`;
+    ({ browser: under.browser, close: closeBrowser } = await launchChromium());
+  });
+  after(async () => {
+    await closeBrowser?.();
+    await under.t?.close();
+  });
+  return under;
 }

@@ -138,6 +138,8 @@ export async function buildTestApp(
     extraApiRoutes?: readonly ApiRoute[];
     appUrl?: string;
     config?: Pick<AppDeps['config'], 'trustProxy' | 'webhooksAllowInsecure'>;
+    /** Menu images served and downloaded (default: none; writes leave new images to the worker). */
+    images?: AppDeps['images'];
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -147,6 +149,7 @@ export async function buildTestApp(
     db: database.db,
     clock,
     extraApiRoutes: options.extraApiRoutes,
+    images: options.images,
   });
   const answerViolations = checkAnswersAgainstDocument(app);
   await app.ready();

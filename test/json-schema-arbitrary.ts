@@ -253,7 +253,8 @@ export interface BadValue {
    * `schema`: the schema refuses it, so the answer is 400 naming exactly this site.
    * `content`: the schema's pattern or format lets it pass but it is no valid input (NUL, a lone
    * surrogate, an impossible date, a leap second): 400, naming it unless another field is refused first.
-   * `either`: unusual but arguably valid (lowercase `t`): accepted, or 400 naming a field.
+   * `either`: unusual but arguably valid (lowercase `t`): accepted (answered as the unmutated
+   * request), or 400 naming a field.
    */
   refusal: 'schema' | 'content' | 'either';
 }

@@ -30,10 +30,12 @@ export interface OutboundHttpOptions {
   allowLoopback?: boolean;
   /** Resolves host names, with dns.lookup's signature (the default); tests inject their own. */
   lookup?: LookupFunction;
+  /** Certificate authorities to trust instead of the system's: tests' local https servers only. */
+  ca?: string;
 }
 
 /*
- * The one client for outbound HTTP (webhooks; image downloads and payment calls later). It checks
+ * The one client for outbound HTTP (webhooks, menu image downloads; payment calls later). It checks
  * the address each connection is actually made to, so no DNS answer given between a check and the
  * connection (DNS rebinding) can lead it to a private address:
  * - a host name is resolved once, when connecting, and refused if any of its addresses is not
@@ -52,6 +54,7 @@ export class OutboundHttpClient {
       lookup: guardedLookup(options.lookup ?? systemLookup, allowLoopback),
       // HTTP/1.1 only, as Node's own fetch (undici 8 would offer HTTP/2).
       allowH2: false,
+      ...(options.ca && { ca: options.ca }),
     });
     this.#dispatcher = new Agent({
       connect: (target, callback) => {

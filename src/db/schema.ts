@@ -380,6 +380,21 @@ export interface MenuProductOptionGroupsTable {
   position: number;
 }
 
+/**
+ * A restaurant's menu image, by the SHA-256 of its source URL (see 0018): pending, ready with the
+ * store's key of each hosted width (`sizes`), or failed with the reason.
+ */
+export interface MenuImagesTable {
+  tenant_id: string;
+  url_hash: string;
+  source_url: string;
+  status: 'pending' | 'ready' | 'failed';
+  sizes: ColumnType<Record<string, string> | null, string | null, string | null>;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -410,4 +425,5 @@ export interface DB {
   menu_option_groups: MenuOptionGroupsTable;
   menu_options: MenuOptionsTable;
   menu_product_option_groups: MenuProductOptionGroupsTable;
+  menu_images: MenuImagesTable;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { JobKind, JobPayloads } from '../domain/jobs/jobs.ts';
-import type { Clock } from '../domain/shared/context.ts';
+import { type Clock, type Ctx, systemCtx } from '../domain/shared/context.ts';
 import type { JobServices } from './worker.ts';
 
 /*
@@ -44,8 +44,11 @@ export interface ClaimedJob {
 
 /** What runs the jobs of one kind, and how its failures are retried. */
 export interface JobHandler<Payload> {
-  /** Does the work; a throw is a failed run. */
-  run(payload: Payload, services: JobServices, job: ClaimedJob): Promise<void>;
+  /**
+   * Does the work; a throw is a failed run. `ctx`: the system, acting for the job's restaurant
+   * (if any), on the worker's database and clock, with its image fetcher.
+   */
+  run(payload: Payload, services: JobServices, job: ClaimedJob, ctx: Ctx): Promise<void>;
   /** Runs before giving up (default 10). */
   maxAttempts?: number;
   /** The wait after the n-th failed run (default: 1 minute, doubling). */
@@ -130,7 +133,8 @@ export async function runDueJobs(
     claimed.map(async (job) => {
       const handler = byKind[job.kind] as JobHandler<unknown>;
       try {
-        await handler.run(job.payload, services, job);
+        const ctx = { ...systemCtx(db, clock), tenantId: job.tenant_id, images: services.images };
+        await handler.run(job.payload, services, job, ctx);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const retry = job.attempts < (handler.maxAttempts ?? defaultMaxAttempts);

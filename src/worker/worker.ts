@@ -5,7 +5,9 @@ import type { Db } from '../db/client.ts';
 import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
+import { putBackOnSale } from '../domain/menu/back-on-sale.ts';
 import type { Clock } from '../domain/shared/context.ts';
+import type { ImageFetcher } from '../domain/shared/image-fetcher.ts';
 import { liftEndedPauses } from '../domain/store/store.service.ts';
 import type { EmailTransport } from './email-transport.ts';
 import { jobHandlers } from './job-kinds.ts';
@@ -19,6 +21,8 @@ export interface JobServices {
   emailTransport: EmailTransport;
   /** Needed by the webhook delivery job only. */
   webhooks?: WebhookSender;
+  /** Downloads menu images: needed by the job `menu-images` only. */
+  images?: ImageFetcher;
 }
 
 export interface Job {
@@ -66,6 +70,11 @@ export const jobs: readonly Job[] = [
     run: (db, clock) => liftEndedPauses(db, clock),
   },
   {
+    name: 'put sold-out menu items back on sale',
+    everyMs: 5000,
+    run: (db, clock) => putBackOnSale(db, clock),
+  },
+  {
     name: 'deliver webhooks',
     // Often, so an event reaches its webhooks well within a second; runs overlap (delivery.ts).
     everyMs: 100,
@@ -92,9 +101,10 @@ export function startWorker(
   log: Logger,
   emailTransport: EmailTransport,
   webhooks: WebhookDeliverySettings,
+  images: ImageFetcher,
 ): Worker {
   const sender = new WebhookSender(db, clock, webhooks, log);
-  const services: JobServices = { log, emailTransport, webhooks: sender };
+  const services: JobServices = { log, emailTransport, webhooks: sender, images };
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<Job, Promise<unknown>>();
   const outage = new DatabaseOutage(log);

@@ -63,6 +63,8 @@ const sampleBodies: Record<string, object> = {
   createProduct: { name: 'Margherita', price: 950 },
   createOptionGroup: { name: 'Extras' },
   createOption: { name: 'Extra cheese', price_delta: 150 },
+  syncMenu: { mode: 'merge' },
+  updateAvailability: { entries: [] },
 };
 const sampleBody = (route: ApiRoute) =>
   route.schema.body === undefined ? undefined : (sampleBodies[route.schema.operationId] ?? {});

@@ -257,9 +257,11 @@ test('ids are uuids (events: evt_ and 32 hex), timestamps date-time, dates date'
   for (const [name, schema] of schemas.flatMap((schema) => [...schemasIn(schema)])) {
     if (schema.type !== 'string') continue;
     // Every id is a uuid but an event's, the request's (req_…), an app's OAuth client id, an
-    // app's own reference for a menu object (external_id) and the products list's category filter
-    // (ids or `none`, comma-separated).
-    if ((name === 'id' || name.endsWith('_id')) && name !== 'client_id' && name !== 'external_id') {
+    // app's own reference for a menu object (external_id, and a sync's references to them:
+    // category_external_id, product_external_id) and the products list's category filter (ids or
+    // `none`, comma-separated).
+    const externalId = name === 'external_id' || name.endsWith('_external_id');
+    if ((name === 'id' || name.endsWith('_id')) && name !== 'client_id' && !externalId) {
       const other =
         schema.pattern === eventId ||
         (name === 'request_id' && schema.pattern === '^req_') ||
@@ -541,6 +543,7 @@ async function newmanRun(variables: Record<string, string> = {}) {
 }
 
 const destructiveRequests = [
+  'PUT /menu',
   'DELETE /menu/categories/:id',
   'DELETE /menu/products/:id',
   'DELETE /menu/options/:id',

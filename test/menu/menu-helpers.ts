@@ -4,7 +4,7 @@ import { bearer, json, type TestApp } from '../harness.ts';
 
 /* What the menu's tests share: requests with a token, and checks of error answers. */
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export function request(
   t: TestApp,

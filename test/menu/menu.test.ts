@@ -144,6 +144,7 @@ test('categories, products and option groups come by position, ties by id, sold-
     name: 'Second',
     price_delta: -50,
     available: false,
+    unavailable_until: null,
     position: 2,
     updated_at: t.clock.now().toISOString(),
   });

@@ -39,6 +39,7 @@ describe('create, retrieve, change, delete', () => {
       name: 'Extra cheese',
       price_delta: 150,
       available: true,
+      unavailable_until: null,
       position: 0,
       updated_at: now(),
     });

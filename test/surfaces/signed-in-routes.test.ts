@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
+import { createCategory } from '../../src/domain/menu/categories.service.ts';
+import { createOptionGroup } from '../../src/domain/menu/option-groups.service.ts';
+import { createOption } from '../../src/domain/menu/options.service.ts';
+import { createProduct } from '../../src/domain/menu/products.service.ts';
 import { actInRestaurant } from '../../src/domain/restaurants/restaurant-gate.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import type { Ctx } from '../../src/domain/shared/context.ts';
@@ -77,12 +81,20 @@ async function objectsOf(restaurantId: string): Promise<Record<string, string>> 
     events: ['order.*'],
     rules: { allowInsecure: true },
   });
+  const category = await createCategory(ctx, { name: 'Pizza' });
+  const product = await createProduct(ctx, { name: 'Margherita', price: 950, category_id: category.id });
+  const group = await createOptionGroup(ctx, { name: 'Extras' });
+  const option = await createOption(ctx, group.id, { name: 'Cheese', price_delta: 150 });
   return {
     restaurant_id: restaurantId,
     area_id: area.id,
     table_id: table.id,
     webhook_id: webhook.id,
     date: '2030-01-01',
+    category_id: category.id,
+    product_id: product.id,
+    option_group_id: group.id,
+    option_id: option.id,
   };
 }
 
@@ -114,8 +126,8 @@ describe('dashboard: the restaurant gate', () => {
     theirs = await objectsOf((await makeTenant(t.ctx, { livemode: false })).restaurantId);
   });
 
-  test('the list holds the restaurant routes (store, tables, areas, webhooks, deliveries)', () => {
-    for (const part of ['/store', '/tables', '/areas', '/webhooks', '/deliveries'])
+  test('the list holds the restaurant routes (store, tables, areas, webhooks, deliveries, menu)', () => {
+    for (const part of ['/store', '/tables', '/areas', '/webhooks', '/deliveries', '/menu'])
       assert.ok(
         restaurantRoutes.some((route) => route.url.includes(part)),
         part,

@@ -1,50 +1,33 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import type { BrowserContext } from 'playwright-core';
 import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
-import { launchChromium, screenshot } from '../browser.ts';
-import { buildTestApp, newAccount, password, type TestApp } from '../harness.ts';
+import { pagesInChromium, screenshot } from '../browser.ts';
+import { newAccount, password } from '../harness.ts';
 import { makeApp, makeRestaurant } from '../oauth/consent-helpers.ts';
 
 /*
  * The console and the dashboard in headless Chromium: sign in (with a second factor), read the
  * lists, follow the links, sign out; a screenshot of every page under test-results/.
  */
-let t: TestApp;
-let serviceUrl: string;
-let browser: BrowserContext;
-let closeBrowser: (() => Promise<void>) | undefined;
-
-before(async () => {
-  t = await buildTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  serviceUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  ({ browser, close: closeBrowser } = await launchChromium());
-});
-
-after(async () => {
-  await closeBrowser?.();
-  await t?.close();
-});
+const pages = pagesInChromium();
 
 test('console: a developer signs in with a second factor, sees apps and test restaurant, signs out', async () => {
-  const developer = await newAccount(t, true);
-  const { secret } = await withSecondFactor(t.ctx, developer.id);
-  const app = await makeApp(t.ctx, developer.id, {
+  const developer = await newAccount(pages.t, true);
+  const { secret } = await withSecondFactor(pages.t.ctx, developer.id);
+  const app = await makeApp(pages.t.ctx, developer.id, {
     name: 'Till Pro',
     redirectUris: ['https://till.test/cb'],
   });
-  const pending = await makeApp(t.ctx, developer.id, {
+  const pending = await makeApp(pages.t.ctx, developer.id, {
     name: 'Menu Sync',
     status: 'pending',
     redirectUris: ['https://menu.test/cb'],
   });
-  const testKitchen = await makeRestaurant(t.ctx, [developer.id], { livemode: false });
+  const testKitchen = await makeRestaurant(pages.t.ctx, [developer.id], { livemode: false });
 
-  const page = await browser.newPage();
-  await page.goto(`${serviceUrl}/console`);
+  const page = await pages.browser.newPage();
+  await page.goto(`${pages.serviceUrl}/console`);
   await page.getByRole('heading', { name: 'Sign in to the developer console' }).waitFor();
   await screenshot(page, 'console-sign-in');
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -61,7 +44,9 @@ test('console: a developer signs in with a second factor, sees apps and test res
   await screenshot(page, 'console-second-factor-wrong');
   await page
     .getByLabel('Code')
-    .fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: t.clock.now().getTime() }));
+    .fill(
+      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: pages.t.clock.now().getTime() }),
+    );
   await page.getByRole('button', { name: 'Continue' }).click();
 
   await page.getByRole('heading', { name: 'Your apps' }).waitFor();
@@ -88,17 +73,17 @@ test('console: a developer signs in with a second factor, sees apps and test res
 });
 
 test('dashboard: an owner and staff member sees their restaurants, opens one, switches language, signs out', async () => {
-  const person = await newAccount(t, false);
-  const colleague = await newAccount(t, false);
-  const own = await makeRestaurant(t.ctx, [person.id]);
-  const staffed = await makeRestaurant(t.ctx, [colleague.id]);
-  await t.database.db
+  const person = await newAccount(pages.t, false);
+  const colleague = await newAccount(pages.t, false);
+  const own = await makeRestaurant(pages.t.ctx, [person.id]);
+  const staffed = await makeRestaurant(pages.t.ctx, [colleague.id]);
+  await pages.t.database.db
     .insertInto('restaurant_members')
     .values({ tenant_id: staffed.id, account_id: person.id, role: 'staff' })
     .execute();
 
-  const page = await browser.newPage();
-  await page.goto(`${serviceUrl}/dashboard`);
+  const page = await pages.browser.newPage();
+  await page.goto(`${pages.serviceUrl}/dashboard`);
   await page.getByRole('heading', { name: 'Sign in to your restaurant dashboard' }).waitFor();
   await screenshot(page, 'dashboard-sign-in');
   await page.getByLabel('E-mail').fill(person.email);
@@ -128,7 +113,7 @@ test('dashboard: an owner and staff member sees their restaurants, opens one, sw
   assert.ok(await page.getByText('Ihre Rolle: Personal').isVisible());
   await screenshot(page, 'dashboard-restaurant-de');
 
-  await page.goto(`${serviceUrl}/dashboard/restaurants/00000000-0000-0000-0000-000000000000`);
+  await page.goto(`${pages.serviceUrl}/dashboard/restaurants/00000000-0000-0000-0000-000000000000`);
   await page.getByRole('heading', { name: 'Restaurant nicht gefunden' }).waitFor();
   await screenshot(page, 'dashboard-not-found-de');
 

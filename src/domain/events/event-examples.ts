@@ -133,10 +133,12 @@ const product = {
   description: 'Tomato, mozzarella, basil.',
   price: 1050,
   available: true,
+  unavailable_until: null,
   position: 0,
   allergens: ['gluten', 'milk'],
   diets: ['vegetarian'],
   image_url: null,
+  images: null,
   tax_class: null,
   tax_rates: { dine_in_bps: 700, takeaway_bps: 700 },
   option_group_ids: [ids.extras],
@@ -152,6 +154,7 @@ const option = {
   name: 'Extra cheese',
   price_delta: 150,
   available: true,
+  unavailable_until: null,
   position: 0,
   updated_at: at('08:00:00'),
 };
@@ -253,9 +256,9 @@ const examples: { [T in EventType]: (audience: ExampleAudience) => EventData } =
   'menu.category.deleted': () => ({ object: category }),
   'menu.product.created': () => ({ object: product }),
   'menu.product.updated': () => ({
-    object: { ...product, available: false, updated_at: at('10:00:00') },
-    changed: ['available'],
-    previous: { available: true },
+    object: { ...product, available: false, unavailable_until: at('14:00:00'), updated_at: at('10:00:00') },
+    changed: ['available', 'unavailable_until'],
+    previous: { available: true, unavailable_until: null },
   }),
   'menu.product.deleted': () => ({ object: product }),
   'menu.option_group.created': () => ({ object: optionGroup }),
@@ -272,13 +275,24 @@ const examples: { [T in EventType]: (audience: ExampleAudience) => EventData } =
     previous: { price_delta: 150 },
   }),
   'menu.option.deleted': () => ({ object: option }),
-  'menu.synced': () => ({
+  'menu.synced': (audience) => ({
     object: {
-      object: 'menu',
-      currency: 'EUR',
-      categories: [category],
-      products: [product],
-      option_groups: [optionGroup],
+      object: 'menu_sync',
+      connection_id: audience.connectionId ?? ids.connection,
+      mode: 'merge',
+      counts: {
+        categories: { created: 1, updated: 0, deleted: 0, unchanged: 4 },
+        products: { created: 3, updated: 2, deleted: 1, unchanged: 40 },
+        option_groups: { created: 0, updated: 0, deleted: 0, unchanged: 6 },
+        options: { created: 0, updated: 1, deleted: 0, unchanged: 18 },
+      },
+    },
+  }),
+  'menu.refresh_requested': () => ({
+    object: {
+      object: 'menu_refresh_request',
+      requested_at: at('09:15:00'),
+      note: 'New summer menu is online: please sync.',
     },
   }),
   'store.paused': ({ tenantId }) => ({

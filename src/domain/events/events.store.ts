@@ -21,6 +21,7 @@ export const eventTypes = [
   'menu.option.updated',
   'menu.option.deleted',
   'menu.synced',
+  'menu.refresh_requested',
   'store.paused',
   'store.resumed',
   'store.updated',
@@ -46,19 +47,31 @@ export interface NewEvent {
  * reports committed. It keeps the ctx's actor: who made the change. Delivery and the feed read it from there.
  */
 export async function recordEvent(ctx: Ctx, event: NewEvent): Promise<string> {
-  const id = newId();
-  await ctx.db
-    .insertInto('events')
-    .values({
-      tenant_id: event.tenantId,
-      id,
-      type: event.type,
-      connection_id: event.connectionId,
-      livemode: event.livemode,
-      data: JSON.stringify(event.data),
-      created_at: ctx.clock.now(),
-      actor: JSON.stringify(actorRecord(ctx.actor)),
-    })
-    .execute();
-  return id;
+  const [id] = await recordEvents(ctx, [event]);
+  return id as string;
+}
+
+/** Rows per insert of recordEvents: well below PostgreSQL's 65,535 parameters of a statement. */
+const eventsPerInsert = 1000;
+
+/** Events of one change to many objects, in order, as recordEvent records each: a few statements, not one per event. */
+export async function recordEvents(ctx: Ctx, events: readonly NewEvent[]): Promise<string[]> {
+  const createdAt = ctx.clock.now();
+  const actor = JSON.stringify(actorRecord(ctx.actor));
+  const rows = events.map((event) => ({
+    tenant_id: event.tenantId,
+    id: newId(),
+    type: event.type,
+    connection_id: event.connectionId,
+    livemode: event.livemode,
+    data: JSON.stringify(event.data),
+    created_at: createdAt,
+    actor,
+  }));
+  for (let start = 0; start < rows.length; start += eventsPerInsert)
+    await ctx.db
+      .insertInto('events')
+      .values(rows.slice(start, start + eventsPerInsert))
+      .execute();
+  return rows.map((row) => row.id);
 }

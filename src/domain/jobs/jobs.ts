@@ -4,13 +4,15 @@ import { newId } from '../shared/ids.ts';
 
 /**
  * The kinds of background job and what each carries (JSON); src/worker/job-kinds.ts runs each.
- * Image downloads and payment reconciliation are to join them.
+ * Payment reconciliation is to join them.
  */
 export interface JobPayloads {
   /** An e-mail as template, parameters and locale: the worker renders and sends it. */
   email: QueuedEmail;
   /** An e-mail rendered before the queue existed (moved from the e-mail outbox by 0015). */
   'rendered-email': RenderedEmail;
+  /** Menu images queued by a write beyond its 25 downloads (domain/menu/menu-images.ts), up to 25. */
+  'menu-images': { urls: string[] };
 }
 export type JobKind = keyof JobPayloads;
 

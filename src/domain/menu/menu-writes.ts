@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { EventType } from '../events/events.store.ts';
-import { recordEvent } from '../events/events.store.ts';
+import { recordEvents } from '../events/events.store.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
@@ -86,13 +86,11 @@ export async function checkExternalIdFree(
   if (await query.executeTakeFirst()) throw externalIdTaken(value);
 }
 
-export function externalIdTaken(value: string): ApiError {
+export function externalIdTaken(value: string, param = 'external_id'): ApiError {
   return new ApiError(
     'external_id_taken',
     `external_id "${value}" is already used for another object of this kind.`,
-    {
-      param: 'external_id',
-    },
+    { param },
   );
 }
 
@@ -155,27 +153,41 @@ export async function recordMenuEvent(
   object: { external_id: string | null } & Record<string, unknown>,
   extra: { changed?: readonly string[]; previous?: Record<string, unknown> } = {},
 ): Promise<void> {
+  await recordMenuEvents(ctx, [{ type, object, ...extra }]);
+}
+
+export interface MenuEvent {
+  type: EventType;
+  object: { external_id: string | null } & Record<string, unknown>;
+  changed?: readonly string[];
+  previous?: Record<string, unknown>;
+}
+
+/** Menu events of one write, in order, as recordMenuEvent records each, in a few statements (many objects at once). */
+export async function recordMenuEvents(ctx: Ctx, events: readonly MenuEvent[]): Promise<void> {
+  if (events.length === 0) return;
   const tenantId = tenantOf(ctx);
   const { livemode } = await ctx.db
     .selectFrom('restaurants')
     .select('livemode')
     .where('id', '=', tenantId)
     .executeTakeFirstOrThrow();
-  const previous =
-    extra.previous && 'external_id' in extra.previous
-      ? { ...extra.previous, external_id: null }
-      : extra.previous;
-  await recordEvent(ctx, {
-    tenantId,
-    type,
-    connectionId: null,
-    livemode,
-    data: {
-      object: { ...object, external_id: null },
-      ...(extra.changed && { changed: extra.changed }),
-      ...(previous && { previous }),
-    },
-  });
+  await recordEvents(
+    ctx,
+    events.map(({ type, object, changed, previous }) => ({
+      tenantId,
+      type,
+      connectionId: null,
+      livemode,
+      data: {
+        object: { ...object, external_id: null },
+        ...(changed && { changed }),
+        ...(previous && {
+          previous: 'external_id' in previous ? { ...previous, external_id: null } : previous,
+        }),
+      },
+    })),
+  );
 }
 
 /** Where a new object goes when no position is sent: after the last one. */

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { Timestamp } from '../shared/common.schema.ts';
 import { allergenLimits, dietLimits } from './label-rules.ts';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
 /** Longest names (spec: Limits, Field limits); positions as `PUT /menu` takes them. */
@@ -19,7 +19,7 @@ export const maxLinkedGroups = 50;
  * Text fields carry no pattern: the services check them (trimmed names not blank, no control
  * characters; external_id without outer space or control characters), each refusal a 400 on the field.
  */
-const visibleText = (maxLength: number, examples: string[]) =>
+export const visibleText = (maxLength: number, examples: string[]) =>
   Type.String({
     minLength: 1,
     maxLength,
@@ -53,12 +53,12 @@ const TaxClassSchema = (description: string) =>
       examples: ['food'],
     }),
   );
-const categoryTaxClass = TaxClassSchema(
+export const categoryTaxClass = TaxClassSchema(
   'The VAT class of its products that have none of their own; null means food.',
 );
-const productTaxClass = TaxClassSchema('The VAT class; null: the category’s, else food.');
+export const productTaxClass = TaxClassSchema('The VAT class; null: the category’s, else food.');
 
-const Position = Type.Integer({
+export const Position = Type.Integer({
   minimum: 0,
   maximum: maxPosition,
   description: 'Order in the menu, ascending (ties by id). Left out on create: after the last one.',
@@ -66,6 +66,23 @@ const Position = Type.Integer({
 });
 const ShownPosition = Type.Integer({ minimum: 0, description: 'Order in the menu, ascending (ties by id).' });
 const Id = Type.String({ format: 'uuid', examples: ['0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d01'] });
+
+/** Sold out until then, available again by itself afterwards (decisions.md, Additions beyond the spec). */
+const SoldOutUntil = Type.Union([Timestamp, Type.Null()], {
+  description:
+    'While sold out (`available` false): when it goes back on sale by itself (then `menu.*.updated` with ' +
+    '`changed` ["available", "unavailable_until"]); null: until put back (always null while available).',
+});
+/** `unavailable_until` on a write: only with `available: false`, a future instant. */
+export const SoldOutUntilInput = nullable(
+  Type.String({
+    format: 'date-time',
+    description:
+      'With `available: false` only: back on sale by itself at this future instant (with `Z` or an ' +
+      'offset). Left out or null with `available: false`: sold out until put back.',
+    examples: ['2030-06-01T16:00:00Z'],
+  }),
+);
 
 /** The Category resource (spec: Category). */
 export const CategorySchema = Type.Object(
@@ -102,13 +119,48 @@ const labelsDescription = (kind: 'allergens' | 'diets', keys: string) =>
   `Keys (${keys}), common names of them in German, English, French, Spanish and Italian (stored ` +
   `as the key), or the restaurant’s own labels (at most ${labelLimits[kind].maxOwn}, ` +
   `${labelLimits[kind].maxOwnLength} characters each); trimmed, each once.`;
-const allergensDescription = labelsDescription(
+export const allergensDescription = labelsDescription(
   'allergens',
   'gluten, crustaceans, eggs, fish, peanuts, soybeans, milk, nuts, celery, mustard, sesame, sulphites, lupin, molluscs',
 );
-const dietsDescription = labelsDescription(
+export const dietsDescription = labelsDescription(
   'diets',
   'vegetarian, vegan, gluten_free, lactose_free, halal, kosher',
+);
+
+const HostedImagePath = Type.String({
+  format: 'uri-reference',
+  examples: ['/images/3f1c0a9e5b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b9d0f.webp'],
+});
+
+/** A product's hosted picture (menu-images.ts): a compatible addition to the Product. */
+const ProductImagesSchema = nullable(
+  Type.Object(
+    {
+      status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('failed')], {
+        description:
+          '`pending`: queued for download; `ready`: hosted (`urls`); `failed`: not to be had (`error`).',
+      }),
+      urls: nullable(
+        Type.Object(
+          { '400': HostedImagePath, '1200': HostedImagePath },
+          {
+            additionalProperties: false,
+            description:
+              'WebP copies by width in pixels (a narrower picture keeps its own width), served by ' +
+              'Servery’s API host (resolve against the API address) and cached for a year; null until ready.',
+          },
+        ),
+      ),
+      error: nullable(Type.String({ description: 'Why the picture could not be had (failed only).' })),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'Servery’s hosted copy of `image_url`, downloaded once per restaurant and address; null without ' +
+        '`image_url`.',
+    },
+  ),
 );
 
 /** The Product resource (spec: Product). */
@@ -126,13 +178,20 @@ export const ProductSchema = Type.Object(
       examples: [950],
     }),
     available: Type.Boolean({ description: 'false: sold out.' }),
+    unavailable_until: SoldOutUntil,
     position: { ...ShownPosition, description: 'Order within its category, ascending (ties by id).' },
     allergens: Type.Array(Type.String(), {
       description: allergensDescription,
       examples: [['gluten', 'milk']],
     }),
     diets: Type.Array(Type.String(), { description: dietsDescription, examples: [['vegetarian']] }),
-    image_url: nullable(Type.String({ examples: ['https://images.example.com/margherita.jpg'] })),
+    image_url: nullable(
+      Type.String({
+        description: 'The picture’s address as your app sent it; Servery hosts a copy (`images`).',
+        examples: ['https://images.example.com/margherita.jpg'],
+      }),
+    ),
+    images: ProductImagesSchema,
     tax_class: productTaxClass,
     tax_rates: TaxRatesSchema,
     option_group_ids: Type.Array(Type.String({ format: 'uuid' }), {
@@ -155,6 +214,7 @@ export const OptionSchema = Type.Object(
     name: Type.String({ examples: ['Extra cheese'] }),
     price_delta: Type.Integer({ description: 'Per unit; may be negative.', examples: [150] }),
     available: Type.Boolean({ description: 'false: sold out on every product using the group.' }),
+    unavailable_until: SoldOutUntil,
     position: ShownPosition,
     updated_at: Timestamp,
   },
@@ -224,14 +284,14 @@ export const CategoryPatchSchema = Type.Object(
 );
 export type CategoryPatch = Static<typeof CategoryPatchSchema>;
 
-const Labels = (kind: 'allergens' | 'diets', description: string, examples: string[][]) =>
+export const Labels = (kind: 'allergens' | 'diets', description: string, examples: string[][]) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
     maxItems: labelLimits[kind].maxItems,
     description,
     examples,
   });
 
-const productInputFields = {
+export const productInputFields = {
   external_id: Type.Optional(nullable(ExternalIdInput)),
   category_id: Type.Optional(
     nullable(
@@ -244,7 +304,13 @@ const productInputFields = {
   description: Type.Optional(
     nullable(Type.String({ maxLength: maxDescription, examples: ['Tomato, mozzarella, basil'] })),
   ),
-  available: Type.Optional(Type.Boolean({ description: 'false: sold out.', examples: [true] })),
+  available: Type.Optional(
+    Type.Boolean({
+      description: 'false: sold out; true also ends a sold-out time (`unavailable_until`).',
+      examples: [true],
+    }),
+  ),
+  unavailable_until: Type.Optional(SoldOutUntilInput),
   position: Type.Optional({
     ...Position,
     description: 'Order within its category. Left out on create: last.',
@@ -272,8 +338,8 @@ const productInputFields = {
     }),
   ),
 };
-const ProductName = visibleText(maxProductName, ['Margherita']);
-const Price = Type.Integer({
+export const ProductName = visibleText(maxProductName, ['Margherita']);
+export const Price = Type.Integer({
   minimum: 0,
   maximum: maxPrice,
   description: 'In the smallest currency unit, VAT included, options excluded.',
@@ -307,6 +373,22 @@ export const ProductPatchSchema = Type.Object(
 );
 export type ProductPatch = Static<typeof ProductPatchSchema>;
 
+/** The Product's fields a write may change, in the resource's order (events name these). */
+export const productFields = [
+  'external_id',
+  'category_id',
+  'name',
+  'description',
+  'price',
+  'available',
+  'unavailable_until',
+  'position',
+  'allergens',
+  'diets',
+  'image_url',
+  'tax_class',
+] as const satisfies ReadonlyArray<keyof Product>;
+
 export const optionGroupFields = [
   'external_id',
   'name',
@@ -321,11 +403,12 @@ export const optionFields = [
   'name',
   'price_delta',
   'available',
+  'unavailable_until',
   'position',
 ] as const satisfies ReadonlyArray<keyof Option>;
 
-const GroupName = visibleText(maxGroupName, ['Extras']);
-const optionGroupInputFields = {
+export const GroupName = visibleText(maxGroupName, ['Extras']);
+export const optionGroupInputFields = {
   external_id: Type.Optional(nullable({ ...ExternalIdInput, examples: ['grp-extras'] })),
   min_select: Type.Optional(
     Type.Integer({
@@ -375,18 +458,23 @@ export const OptionGroupPatchSchema = Type.Object(
 );
 export type OptionGroupPatch = Static<typeof OptionGroupPatchSchema>;
 
-const OptionName = visibleText(maxGroupName, ['Extra cheese']);
-const PriceDelta = Type.Integer({
+export const OptionName = visibleText(maxGroupName, ['Extra cheese']);
+export const PriceDelta = Type.Integer({
   minimum: -maxPrice,
   maximum: maxPrice,
   description: 'Added to the product’s price per unit, in the smallest currency unit; may be negative.',
   examples: [150],
 });
-const optionInputFields = {
+export const optionInputFields = {
   external_id: Type.Optional(nullable({ ...ExternalIdInput, examples: ['opt-cheese'] })),
   available: Type.Optional(
-    Type.Boolean({ description: 'false: sold out on every product using the group.', examples: [true] }),
+    Type.Boolean({
+      description:
+        'false: sold out on every product using the group; true also ends a sold-out time (`unavailable_until`).',
+      examples: [true],
+    }),
   ),
+  unavailable_until: Type.Optional(SoldOutUntilInput),
   position: Type.Optional({
     ...Position,
     description: 'Order within its group. Left out on create: last.',

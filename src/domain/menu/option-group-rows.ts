@@ -21,6 +21,7 @@ export function optionOf(row: OptionRow, viewer: string | null): Option {
     name: row.name,
     price_delta: row.price_delta,
     available: row.available,
+    unavailable_until: row.unavailable_until,
     position: row.position,
     updated_at: row.updated_at,
   };

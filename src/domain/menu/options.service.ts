@@ -27,6 +27,7 @@ import {
 } from './menu-writes.ts';
 import { groupsOf, type OptionRow, optionOf, optionsOf } from './option-group-rows.ts';
 import { noOptionGroup } from './option-groups.service.ts';
+import { soldOutState } from './sold-out-until.ts';
 
 /*
  * Options (spec: Option), written as categories are (menu-writes.ts). An option belongs to one group
@@ -102,7 +103,12 @@ export async function createOption(ctx: Ctx, groupId: string, input: OptionInput
         group_id: groupId,
         name,
         price_delta: input.price_delta,
-        ...(input.available === undefined ? {} : { available: input.available }),
+        ...soldOutState(
+          { available: true, unavailable_until: null },
+          { available: input.available, until: input.unavailable_until },
+          now,
+          'unavailable_until',
+        ),
         position,
         created_at: now,
         updated_at: now,
@@ -138,7 +144,12 @@ export async function updateOption(ctx: Ctx, id: string, patch: OptionPatch): Pr
     group_id: patch.group_id ?? current.group_id,
     name: patch.name === undefined ? current.name : checkedText(patch.name, 'name', maxGroupName),
     price_delta: patch.price_delta ?? current.price_delta,
-    available: patch.available ?? current.available,
+    ...soldOutState(
+      current,
+      { available: patch.available, until: patch.unavailable_until },
+      ctx.clock.now(),
+      'unavailable_until',
+    ),
     position: patch.position ?? current.position,
   };
   const before = optionOf(current, viewer);
@@ -161,6 +172,7 @@ export async function updateOption(ctx: Ctx, id: string, patch: OptionPatch): Pr
         name: next.name,
         price_delta: next.price_delta,
         available: next.available,
+        unavailable_until: next.unavailable_until,
         position: next.position,
         updated_at: ctx.clock.now(),
       })

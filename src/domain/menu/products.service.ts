@@ -12,8 +12,10 @@ import {
   type Product,
   type ProductInput,
   type ProductPatch,
+  productFields,
   type TaxRates,
 } from './menu.schema.ts';
+import { maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
 import {
   changedFields,
   checkExternalIdFree,
@@ -30,29 +32,16 @@ import {
   viewerApp,
 } from './menu-writes.ts';
 import { dropGroupsOfProduct } from './option-group-rows.ts';
+import { soldOutState } from './sold-out-until.ts';
 import { taxRatesIn } from './tax-rates.ts';
 
 const noProduct = (id: string) => new ApiError('not_found', `This restaurant has no product ${id}.`);
 
-/** The Product's fields a write may change, in the resource's order (events name these). */
-const productFields = [
-  'external_id',
-  'category_id',
-  'name',
-  'description',
-  'price',
-  'available',
-  'position',
-  'allergens',
-  'diets',
-  'image_url',
-  'tax_class',
-] as const satisfies ReadonlyArray<keyof Product>;
-
 /**
  * The restaurant's products with what the resource resolves: the category's tax class (for
  * tax_rates) and option_group_ids, the product's own groups first, then the shared ones it links,
- * each in order.
+ * each in order; and its hosted image, the restaurant's image row of its image_url (found by the
+ * URL's hash: menu-images.ts).
  */
 function productsOf(ctx: Ctx) {
   return ctx.db
@@ -60,8 +49,14 @@ function productsOf(ctx: Ctx) {
     .leftJoin('menu_categories as c', (join) =>
       join.onRef('c.tenant_id', '=', 'p.tenant_id').onRef('c.id', '=', 'p.category_id'),
     )
+    .leftJoin('menu_images as i', (join) =>
+      join
+        .onRef('i.tenant_id', '=', 'p.tenant_id')
+        .on('i.url_hash', '=', sql<string>`encode(sha256(convert_to(p.image_url, 'UTF8')), 'hex')`),
+    )
     .selectAll('p')
     .select('c.tax_class as category_tax_class')
+    .select(['i.status as image_status', 'i.sizes as image_sizes', 'i.error as image_error'])
     .select(
       sql<string[]>`array(
         SELECT g.id::text FROM menu_option_groups g
@@ -75,7 +70,10 @@ function productsOf(ctx: Ctx) {
 }
 
 type ProductRow = NonNullable<Awaited<ReturnType<ReturnType<typeof productsOf>['executeTakeFirst']>>>;
-type StoredProduct = Omit<ProductRow, 'category_tax_class' | 'option_group_ids'>;
+type StoredProduct = Omit<
+  ProductRow,
+  'category_tax_class' | 'option_group_ids' | 'image_status' | 'image_sizes' | 'image_error'
+>;
 
 function productOf(row: ProductRow, viewer: string | null, taxRates: TaxRates): Product {
   return {
@@ -87,10 +85,12 @@ function productOf(row: ProductRow, viewer: string | null, taxRates: TaxRates): 
     description: row.description,
     price: row.price,
     available: row.available,
+    unavailable_until: row.unavailable_until,
     position: row.position,
     allergens: row.allergens,
     diets: row.diets,
     image_url: row.image_url,
+    images: productImages(row),
     tax_class: row.tax_class,
     tax_rates: taxRates,
     option_group_ids: row.option_group_ids,
@@ -162,6 +162,20 @@ export async function allProducts(ctx: Ctx, viewer: string | null): Promise<Prod
   return productsFrom(ctx, await productsOf(ctx).orderBy('p.position').orderBy('p.id').execute(), viewer);
 }
 
+/** The restaurant's products with these ids, by id (for events of writes to many at once). */
+export async function productsWithIds(
+  ctx: Ctx,
+  ids: readonly string[],
+  viewer: string | null,
+): Promise<Product[]> {
+  if (ids.length === 0) return [];
+  const rows = await productsOf(ctx)
+    .where('p.id', 'in', [...ids])
+    .orderBy('p.id')
+    .execute();
+  return productsFrom(ctx, rows, viewer);
+}
+
 async function loadProduct(ctx: Ctx, id: string, viewer: string | null): Promise<Product> {
   const row = await productsOf(ctx).where('p.id', '=', knownId(id, noProduct)).executeTakeFirst();
   if (!row) throw noProduct(id);
@@ -190,7 +204,7 @@ async function checkCategoryForProduct(ctx: Ctx, categoryId: string): Promise<vo
     });
 }
 
-/** An https URI (stored as given; downloading the picture comes later). */
+/** An https URI, stored as given (the sync key apps compare with); its picture is hosted apart. */
 function checkedImageUrl(value: string | null): string | null {
   if (value === null) return null;
   let url: URL | null = null;
@@ -204,6 +218,21 @@ function checkedImageUrl(value: string | null): string | null {
   return value;
 }
 
+/**
+ * A product's new image_url: downloaded before the write's transaction when the API could
+ * (ApiRoute.beforeWrite), else queued for the worker (menu-images.ts). A test restaurant that
+ * holds its 50 images refuses it: 400 on image_url (spec: the single-product write answers 400).
+ */
+async function takeProductImage(ctx: Ctx, url: string): Promise<void> {
+  const outcomes = await takeImages(ctx, [url]);
+  if (outcomes.get(url) === 'capped')
+    throw new ApiError(
+      'invalid_request',
+      `This test restaurant already keeps ${maxTestRestaurantImages} images: no more are downloaded.`,
+      { param: 'image_url' },
+    );
+}
+
 /** A new product; without a position, after the last one of its category. Records menu.product.created. */
 export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Product> {
   await lockMenu(ctx);
@@ -215,6 +244,7 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
   const allergens = normalizeAllergens(input.allergens ?? [], 'allergens');
   const diets = normalizeDiets(input.diets ?? [], 'diets');
   const imageUrl = checkedImageUrl(input.image_url ?? null);
+  if (imageUrl !== null) await takeProductImage(ctx, imageUrl);
   const sharedGroups =
     input.option_group_ids === undefined ? [] : await checkedGroupLinks(ctx, null, input.option_group_ids);
   const external = externalIdWrite(
@@ -249,7 +279,12 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
         name,
         description: input.description ?? null,
         price: input.price,
-        ...(input.available === undefined ? {} : { available: input.available }),
+        ...soldOutState(
+          { available: true, unavailable_until: null },
+          { available: input.available, until: input.unavailable_until },
+          now,
+          'unavailable_until',
+        ),
         position,
         allergens,
         diets,
@@ -281,7 +316,12 @@ async function patched(ctx: Ctx, current: StoredProduct, patch: ProductPatch, vi
     name: patch.name === undefined ? current.name : checkedText(patch.name, 'name', maxProductName),
     description: patch.description === undefined ? current.description : patch.description,
     price: patch.price ?? current.price,
-    available: patch.available ?? current.available,
+    ...soldOutState(
+      current,
+      { available: patch.available, until: patch.unavailable_until },
+      ctx.clock.now(),
+      'unavailable_until',
+    ),
     position: patch.position ?? current.position,
     allergens:
       patch.allergens === undefined ? current.allergens : normalizeAllergens(patch.allergens, 'allergens'),
@@ -307,6 +347,8 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
     .executeTakeFirst();
   if (!current) throw noProduct(id);
   const next = await patched(ctx, current, patch, viewer);
+  if (next.image_url !== null && next.image_url !== current.image_url)
+    await takeProductImage(ctx, next.image_url);
   const changed: string[] = changedFields(
     productFields.filter((field) => field !== 'external_id'),
     current,

@@ -57,11 +57,11 @@ export async function restaurantCtxOrNull(
 export async function currentRestaurant(
   ctx: Ctx,
   lock = false,
-): Promise<{ id: string; name: string; livemode: boolean }> {
+): Promise<{ id: string; name: string; livemode: boolean; timezone: string }> {
   if (ctx.tenantId === null) throw new Error('no restaurant: pass the ctx through actInRestaurant first');
   const query = ctx.db
     .selectFrom('restaurants')
-    .select(['id', 'name', 'livemode'])
+    .select(['id', 'name', 'livemode', 'timezone'])
     .where('id', '=', ctx.tenantId);
   return (lock ? query.forUpdate() : query).executeTakeFirstOrThrow();
 }

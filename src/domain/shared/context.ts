@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import type { ImageFetcher } from './image-fetcher.ts';
 
 export interface Clock {
   now(): Date;
@@ -42,6 +43,12 @@ export interface Ctx {
   readonly clock: Clock;
   readonly tenantId: string | null;
   readonly actor: Actor;
+  /**
+   * Downloads menu images, where this caller may wait for other servers: an API write before its
+   * transaction (ApiRoute.beforeWrite) and the worker. Absent elsewhere: new images are then left
+   * to the worker (domain/menu/menu-images.ts).
+   */
+  readonly images?: ImageFetcher;
 }
 
 export function systemCtx(db: Db, clock: Clock = systemClock): Ctx {

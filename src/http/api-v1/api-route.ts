@@ -14,6 +14,15 @@ export interface RouteAuth {
   readonly feature?: Feature;
   /** Also while the restaurant's subscription is inactive (`GET /me`, `DELETE /connection`). */
   readonly whenInactive?: boolean;
+  /** A limit of this operation per connection, besides the one of all requests (`PUT /menu`). */
+  readonly perConnection?: OperationLimit;
+}
+
+export interface OperationLimit {
+  /** Names the limit's counts. */
+  readonly name: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
 }
 
 export type Destructive = 'data' | 'access';
@@ -50,6 +59,12 @@ export interface ApiRoute<S extends FastifySchema = FastifySchema> {
   readonly links?: RouteShorthandOptions['links'];
   /** Body limit in bytes when not the default 64 KB. */
   readonly bodyLimit?: number;
+  /**
+   * A write's slow outside work, run before its transaction opens (ctx on the database, outside
+   * any transaction), so no transaction or lock waits on another server: downloading new menu
+   * images (domain/menu/menu-images.ts). Runs once even when the write is run again.
+   */
+  readonly beforeWrite?: (ctx: Ctx, request: TypedRequest<S>) => Promise<void>;
   readonly handler: (
     ctx: Ctx,
     request: TypedRequest<S>,

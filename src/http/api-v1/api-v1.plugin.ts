@@ -4,18 +4,21 @@ import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
 import type { Clock } from '../../domain/shared/context.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
+import type { ImageFetcher } from '../../domain/shared/image-fetcher.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { type ApiRoute, destructiveExtension } from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, KeysToFree, settleHeldKey } from './idempotency.ts';
-import { apiRateLimits } from './rate-limit.ts';
+import { apiRateLimits, countOperationRequest, operationLimiter } from './rate-limit.ts';
 import { apiV1Routes } from './routes.ts';
 
 export interface ApiV1Options {
   db: Db;
   clock: Clock;
   limiters: Limiters;
+  /** Downloads menu images before a write's transaction (ApiRoute.beforeWrite); without, the worker does. */
+  images?: ImageFetcher;
   /** Operations beyond the public list (tests of the shared mechanisms add theirs). */
   extraRoutes?: readonly ApiRoute[];
 }
@@ -30,8 +33,10 @@ interface RequestState {
 
 /*
  * The public API under /v1. Every operation gets the same pipeline:
- * authenticate and count the request against the rate limits (onRequest) → validate →
- * Idempotency-Key on POST (preHandler) → the handler in ctx, inside one transaction when it
+ * authenticate and count the request against the rate limits, and the operation's own limit if it
+ * has one (onRequest) → validate →
+ * Idempotency-Key on POST (preHandler) → the route's slow outside work, before any transaction
+ * (beforeWrite: image downloads) → the handler in ctx, inside one transaction when it
  * writes (run again when it collides with another change, write-collisions.ts), its answer
  * recorded for the key in that same transaction → error answers recorded for the key on the way
  * out (onSend).
@@ -63,6 +68,8 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
 
   for (const route of [...apiV1Routes, ...(options.extraRoutes ?? [])]) {
     const writes = route.method !== 'GET';
+    const ownLimit = route.auth.perConnection;
+    const ownLimiter = ownLimit && operationLimiter(options.limiters, ownLimit);
     app.route({
       method: route.method,
       url: route.url,
@@ -75,7 +82,9 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
       },
       links: route.links,
       onRequest: async (request, reply) => {
-        state.set(request, { auth: await authenticate(authDeps, request, reply, route.auth), heldKey: null });
+        const auth = await authenticate(authDeps, request, reply, route.auth);
+        if (ownLimit && ownLimiter) await countOperationRequest(ownLimiter, ownLimit, auth.connectionId);
+        state.set(request, { auth, heldKey: null });
       },
       preValidation: async (request) => {
         // An operation without a body schema takes no body (an empty object is tolerated).
@@ -105,6 +114,9 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
           actor: { kind: 'connection', connectionId: auth.connectionId, scopes: auth.scopes },
         } as const;
         if (!writes) return route.handler({ ...base, db }, request as never, auth, reply);
+        // Only here may a request wait on other servers (ctx.images): no transaction is open.
+        if (route.beforeWrite)
+          await route.beforeWrite({ ...base, db, images: options.images }, request as never);
         const body = await writeTransaction(db, async (trx) => {
           const result = await route.handler({ ...base, db: trx }, request as never, auth, reply);
           const serialized = reply.serialize(result) as string;

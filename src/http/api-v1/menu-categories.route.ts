@@ -1,4 +1,3 @@
-import Type from 'typebox';
 import {
   createCategory,
   deleteCategory,
@@ -13,53 +12,14 @@ import {
   DeletedSchema,
 } from '../../domain/menu/menu.schema.ts';
 import { updateOrder } from '../../domain/menu/menu-writes.ts';
-import { parseTimestamp } from '../../domain/shared/timestamps.ts';
-import {
-  CursorParam,
-  cursorAfter,
-  keysetPage,
-  keysetPosition,
-  LimitParam,
-  ListOf,
-} from '../shared/pagination.ts';
+import { keysetPage, ListOf } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
-import {
-  exampleId,
-  externalIdFilter,
-  externalIdFilterOf,
-  IdParams,
-  linksToTheNew,
-  read,
-  tags,
-  updatedSinceFilter,
-  write,
-} from './menu-params.ts';
+import { IdParams, linksToTheNew, menuListFilters, menuListQuery, read, tags, write } from './menu-params.ts';
 
 const list = 'menu/categories';
 
-const filterExamples = { external_id: 'cat-pizza', updated_since: '2026-10-08T09:30:00.000Z' };
-
-const CategoryListQuery = Type.Object(
-  {
-    external_id: Type.Optional(externalIdFilter),
-    updated_since: Type.Optional(updatedSinceFilter),
-    limit: LimitParam,
-    cursor: Type.Optional({
-      ...CursorParam,
-      examples: [
-        cursorAfter(
-          filterExamples,
-          keysetPosition(list, updateOrder, {
-            id: exampleId,
-            updated_at: new Date('2026-10-08T10:00:00.000Z'),
-          }),
-        ),
-      ],
-    }),
-  },
-  { additionalProperties: false },
-);
+const CategoryListQuery = menuListQuery(list, 'cat-pizza');
 
 const category200 = { 200: { ...CategorySchema, description: 'The category.' } };
 const changeNote =
@@ -84,15 +44,10 @@ export const listCategoriesRoute = apiRoute({
       ...errorResponses(400, 401, 403, 429, 500),
     },
   },
-  handler: async (ctx, request) => {
-    const { updated_since } = request.query;
-    const external_id = externalIdFilterOf(request.url, request.query.external_id);
-    const filters = {
-      ...(external_id !== undefined && { external_id }),
-      ...(updated_since !== undefined && { updated_since: parseTimestamp(updated_since) as Date }),
-    };
-    return keysetPage(list, updateOrder, request.query, (page) => listCategories(ctx, filters, page));
-  },
+  handler: (ctx, request) =>
+    keysetPage(list, updateOrder, request.query, (page) =>
+      listCategories(ctx, menuListFilters(request), page),
+    ),
 });
 
 export const postCategoryRoute = apiRoute({

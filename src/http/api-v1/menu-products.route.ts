@@ -5,6 +5,7 @@ import {
   ProductPatchSchema,
   ProductSchema,
 } from '../../domain/menu/menu.schema.ts';
+import { downloadNewImages } from '../../domain/menu/menu-images.ts';
 import { updateOrder } from '../../domain/menu/menu-writes.ts';
 import {
   createProduct,
@@ -14,44 +15,23 @@ import {
   parseCategoryFilter,
   updateProduct,
 } from '../../domain/menu/products.service.ts';
-import { parseTimestamp } from '../../domain/shared/timestamps.ts';
-import {
-  CursorParam,
-  cursorAfter,
-  keysetPage,
-  keysetPosition,
-  LimitParam,
-  ListOf,
-} from '../shared/pagination.ts';
+import { keysetPage, ListOf } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
-import {
-  externalIdFilter,
-  externalIdFilterOf,
-  IdParams,
-  linksToTheNew,
-  read,
-  tags,
-  updatedSinceFilter,
-  write,
-} from './menu-params.ts';
+import { IdParams, linksToTheNew, menuListFilters, menuListQuery, read, tags, write } from './menu-params.ts';
 
 const list = 'menu/products';
-
-/** The examples of the filters, as validation leaves them (`available` a boolean): the cursor's example is bound to them. */
-const filterExamples = {
-  category_id: 'none',
-  available: true,
-  external_id: 'prod-margherita',
-  updated_since: '2026-10-08T09:30:00.000Z',
-};
 
 /** The category filter: category ids or `none`, comma-separated. */
 export const categoryFilterPattern =
   '^(none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(,(none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}))*$';
 
-const ProductListQuery = Type.Object(
-  {
+/**
+ * The list's own filters, `category_id` and `available`, with their examples as validation leaves
+ * them (`available` a boolean): the cursor's example is bound to them.
+ */
+const ProductListQuery = menuListQuery(list, 'prod-margherita', {
+  filters: {
     category_id: Type.Optional(
       Type.String({
         pattern: categoryFilterPattern,
@@ -64,24 +44,9 @@ const ProductListQuery = Type.Object(
     available: Type.Optional(
       Type.Boolean({ description: '`true`: only available; `false`: only sold out.', examples: [true] }),
     ),
-    external_id: Type.Optional({ ...externalIdFilter, examples: ['prod-margherita'] }),
-    updated_since: Type.Optional(updatedSinceFilter),
-    limit: LimitParam,
-    cursor: Type.Optional({
-      ...CursorParam,
-      examples: [
-        cursorAfter(
-          filterExamples,
-          keysetPosition(list, updateOrder, {
-            id: '0199c3a1-7b40-7c1e-8a52-3f6d2e9b1d02',
-            updated_at: new Date('2026-10-08T10:00:00.000Z'),
-          }),
-        ),
-      ],
-    }),
   },
-  { additionalProperties: false },
-);
+  examples: { category_id: 'none', available: true },
+});
 
 const product200 = { 200: { ...ProductSchema, description: 'The product.' } };
 const changeNote =
@@ -89,7 +54,9 @@ const changeNote =
   'apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`. ' +
   '`option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed ' +
   'first in the answer, may be sent back and are skipped); another product’s own group or an unknown id ' +
-  'is a 400 on the item.';
+  'is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); ' +
+  'a picture that cannot be had leaves the write as it is, with `images.status` `failed`; a test restaurant ' +
+  'keeps at most 50 images (then 400 on `image_url`).';
 const theNewProduct = linksToTheNew('product', ['getProduct', 'updateProduct', 'deleteProduct']);
 
 export const listProductsRoute = apiRoute({
@@ -109,14 +76,12 @@ export const listProductsRoute = apiRoute({
       ...errorResponses(400, 401, 403, 429, 500),
     },
   },
-  handler: async (ctx, request) => {
-    const { category_id, available, updated_since } = request.query;
-    const external_id = externalIdFilterOf(request.url, request.query.external_id);
+  handler: (ctx, request) => {
+    const { category_id, available } = request.query;
     const filters = {
       ...(category_id !== undefined && { category_id: parseCategoryFilter(category_id) }),
       ...(available !== undefined && { available }),
-      ...(external_id !== undefined && { external_id }),
-      ...(updated_since !== undefined && { updated_since: parseTimestamp(updated_since) as Date }),
+      ...menuListFilters(request),
     };
     return keysetPage(list, updateOrder, request.query, (page) => listProducts(ctx, filters, page));
   },
@@ -140,6 +105,7 @@ export const postProductRoute = apiRoute({
       ...errorResponses(400, 401, 403, 409, 413, 422, 429, 500),
     },
   },
+  beforeWrite: (ctx, request) => downloadNewImages(ctx, [request.body.image_url]),
   handler: async (ctx, request, _auth, reply) => {
     const product = await createProduct(ctx, request.body);
     reply.code(201);
@@ -178,6 +144,7 @@ export const patchProductRoute = apiRoute({
     body: ProductPatchSchema,
     response: { ...product200, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429, 500) },
   },
+  beforeWrite: (ctx, request) => downloadNewImages(ctx, [request.body.image_url]),
   handler: (ctx, request) => updateProduct(ctx, request.params.id, request.body),
 });
 

@@ -2,6 +2,7 @@ import { MenuSchema } from '../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../domain/menu/menu.service.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
+import { postAvailabilityRoute } from './menu-availability.route.ts';
 import { categoryRoutes } from './menu-categories.route.ts';
 import {
   deleteOptionGroupRoute,
@@ -18,6 +19,7 @@ import {
   postOptionRoute,
 } from './menu-options.route.ts';
 import { productRoutes } from './menu-products.route.ts';
+import { putMenuRoute } from './menu-sync.route.ts';
 
 export const getMenuRoute = apiRoute({
   method: 'GET',
@@ -42,14 +44,17 @@ export const getMenuRoute = apiRoute({
  * The menu's operations (issue 12), in the document's order. A group's options come before the
  * group's own path, so that requests run in this order (the examples, the Postman collection's
  * destructive folder) create a group, then an option in it, and delete the option before the group.
+ * POST /menu/availability follows the option's creation: its example sells that option out.
  */
 export const menuRoutes = [
   getMenuRoute,
+  putMenuRoute,
   ...categoryRoutes,
   ...productRoutes,
   listOptionGroupsRoute,
   postOptionGroupRoute,
   postOptionRoute,
+  postAvailabilityRoute,
   listOptionsRoute,
   getOptionRoute,
   patchOptionRoute,

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { connectionRateLimit } from '../../domain/connections/rate-limit.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
 import type { Limiter, Limiters } from '../../domain/shared/limits.ts';
+import type { OperationLimit } from './api-route.ts';
 
 /** Requests without a known token per IP address (spec: Limits). */
 export const unknownTokenRateLimit = { limit: 30, windowSeconds: 60 } as const;
@@ -69,4 +70,29 @@ export async function refusalOfUnknownToken(
     `Too many requests without a valid access token from this address; retry after ${state.resetSeconds} s.`,
     { headers: { 'retry-after': String(state.resetSeconds) } },
   );
+}
+
+/** The limiter of an operation's own limit per connection (RouteAuth.perConnection). */
+export function operationLimiter(limiters: Limiters, limit: OperationLimit): Limiter {
+  return limiters.createLimiter({
+    keyPrefix: `api-operation-${limit.name}`,
+    points: limit.limit,
+    durationSeconds: limit.windowSeconds,
+  });
+}
+
+/** Counts a request against its operation's own limit: past it → 429 rate_limited with Retry-After. */
+export async function countOperationRequest(
+  limiter: Limiter,
+  limit: OperationLimit,
+  connectionId: string,
+): Promise<void> {
+  const state = await limiter.consume(connectionId);
+  if (!state.allowed)
+    throw new ApiError(
+      'rate_limited',
+      `This connection made more than ${limit.limit} ${limit.name} requests in ${limit.windowSeconds} s; ` +
+        `retry after ${state.resetSeconds} s.`,
+      { headers: { 'retry-after': String(state.resetSeconds) } },
+    );
 }

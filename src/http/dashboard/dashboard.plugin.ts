@@ -3,6 +3,7 @@ import { accountRoutes } from '../shared/account-routes.ts';
 import { dashboardSessions } from '../shared/sessions.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import type { SignedInRoute } from '../shared/signed-in-route.ts';
+import { menuRoutes } from './menu.route.ts';
 import { storeRoutes } from './store.route.ts';
 import { tableRoutes } from './tables.route.ts';
 import { restaurantWebhookRoutes } from './webhooks.route.ts';
@@ -13,12 +14,13 @@ export const dashboardRoutes: readonly SignedInRoute[] = [
   ...restaurantWebhookRoutes,
   ...tableRoutes,
   ...storeRoutes,
+  ...menuRoutes,
 ];
 
 /*
  * The restaurant dashboard's JSON API under `/dashboard/api`: sign-in (any account; what it may
  * see is decided per restaurant by the restaurant gate), the restaurant's store settings, hours,
- * special days and pause, its own webhooks, its tables and areas.
+ * special days and pause, its own webhooks, its tables and areas, its menu.
  */
 export async function dashboardPlugin(app: FastifyInstance, options: SignedInApiOptions): Promise<void> {
   await signedInApi(app, options, dashboardSessions, dashboardRoutes);

@@ -32,18 +32,28 @@ const coercing = ajv(true);
 
 type Problem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'>;
 
-/** The first string in `value` (a parsed body, query or path parameters) that breaks the text rule. */
-export function textProblemIn(value: unknown, path = ''): Problem | null {
-  if (typeof value === 'string') {
-    const message = textProblem(value);
-    return message === null ? null : { keyword: 'text', instancePath: path, message };
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const found = textProblemIn(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-    if (found) return found;
-  }
-  return null;
+/**
+ * The first string in `value` (a parsed body, query or path parameters) that breaks the text rule.
+ * Its path is built only once one is found: a body may hold tens of thousands of strings.
+ */
+export function textProblemIn(value: unknown): Problem | null {
+  const keys: string[] = [];
+  const walk = (item: unknown): string | null => {
+    if (typeof item === 'string') return textProblem(item);
+    if (typeof item !== 'object' || item === null) return null;
+    for (const key in item) {
+      if (!Object.hasOwn(item, key)) continue;
+      keys.push(key);
+      const message = walk((item as Record<string, unknown>)[key]);
+      if (message !== null) return message;
+      keys.pop();
+    }
+    return null;
+  };
+  const message = walk(value);
+  if (message === null) return null;
+  const instancePath = keys.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return { keyword: 'text', instancePath, message };
 }
 
 const decimal = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
@@ -116,4 +126,17 @@ export function validationError(error: ErrorObject, part: string): ApiError {
   const hint = error.keyword === 'format' ? formatHints[String(error.params.format)] : undefined;
   const message = hint === undefined ? error.message : `must be ${hint}`;
   return new ApiError('invalid_request', `Invalid ${where} ${param}: ${message}.`, { param });
+}
+
+/**
+ * A value built from a page's form, checked against the JSON API's schema of the same input, so
+ * that a page accepts exactly what the API does; else the 400 the API would answer (with `param`).
+ */
+export function checkedInput<T>(schema: object, value: T): T {
+  const validate = strict.compile(schema);
+  if (!validate(value)) {
+    const [error] = validate.errors ?? [];
+    throw error ? validationError(error, 'body') : new ApiError('invalid_request', 'Invalid input.');
+  }
+  return value;
 }

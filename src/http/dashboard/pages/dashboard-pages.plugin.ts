@@ -2,23 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import { restaurantsOfAccount } from '../../../domain/restaurants/restaurants-of-account.ts';
 import { dashboardSessions } from '../../shared/sessions.ts';
-import { messagePage, type NavItem, type PageView, renderPage, sendPage } from '../../web/page.ts';
+import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
-
-/** A restaurant's navigation; an entry without `href` is a page still to come. */
-function restaurantNavigation(view: PageView, restaurantId: string): NavItem[] {
-  return [
-    { label: view.t('nav.overview'), href: `/dashboard/restaurants/${restaurantId}`, current: true },
-    ...(['store', 'tables', 'webhooks', 'orders', 'menu'] as const).map((section) => ({
-      label: view.t(`nav.${section}`),
-    })),
-  ];
-}
+import { menuPages } from './menu-pages.ts';
+import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
 
 /*
  * The restaurant dashboard's pages at `/dashboard` (its JSON API is at `/dashboard/api`): sign-in
  * for any account, the restaurants it is an owner or staff member of, and each restaurant's page
- * with the navigation to its sections. Another restaurant is a 404, as if it did not exist.
+ * with the navigation to its sections, and its menu editor (menu-pages.ts). Another restaurant is
+ * a 404, as if it did not exist.
  * Pages are in the person's language (footer links, else the browser's), not the restaurant's:
  * that is the language of its guests.
  */
@@ -46,29 +39,16 @@ export async function dashboardPagesPlugin(
     signedInPage(async (request, reply, { ctx, view }) => {
       const { restaurantId } = request.params as { restaurantId: string };
       const inRestaurant = await restaurantCtxOrNull(ctx, restaurantId, ['owner', 'staff']);
-      if (!inRestaurant) {
-        const page = view();
-        const nav = [{ label: page.t('nav.restaurants'), href: '/dashboard' }];
-        return sendPage(
-          reply,
-          404,
-          messagePage(
-            { ...page, nav },
-            {
-              title: page.t('restaurant.notFoundTitle'),
-              message: page.t('restaurant.notFound'),
-              link: { href: '/dashboard', text: page.t('restaurant.back') },
-            },
-          ),
-        );
-      }
+      if (!inRestaurant) return restaurantNotFound(reply, view());
       const restaurant = {
         ...(await currentRestaurant(inRestaurant)),
         role: inRestaurant.actor.kind === 'account' ? inRestaurant.actor.role : null,
       };
       const page = view();
-      const nav = restaurantNavigation(page, restaurant.id);
+      const nav = restaurantNavigation(page, restaurant.id, 'overview', restaurant.role);
       return sendPage(reply, 200, renderPage('dashboard/pages/restaurant', { ...page, nav }, { restaurant }));
     }),
   );
+
+  menuPages(app, signedInPage);
 }
