@@ -343,6 +343,80 @@ describe('replace', () => {
   });
 });
 
+describe('replace: what goes with a deleted product, and what stays', () => {
+  test('a deleted product takes its own groups (any app’s, with a warning); a group sent without options keeps them', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const first = await sync(tenant, pizzeria);
+    // A group of the owner's on the Salami, with an option.
+    const ownerGroup = await ok(t, tenant.token, 'POST', '/menu/option-groups', {
+      name: 'Chili',
+      product_id: first.ids.products['p-salami'],
+    });
+    await ok(t, tenant.token, 'POST', `/menu/option-groups/${ownerGroup.id}/options`, {
+      name: 'Hot',
+      price_delta: 0,
+    });
+    const result = await sync(tenant, {
+      mode: 'replace',
+      products: pizzeria.products.filter((product) => product.external_id !== 'p-salami'),
+      option_groups: pizzeria.option_groups.map(({ options: _, ...group }) => group),
+    });
+    assert.deepEqual(result.counts.products, { created: 0, updated: 0, deleted: 1, unchanged: 2 });
+    assert.deepEqual(result.counts.option_groups, { created: 0, updated: 0, deleted: 1, unchanged: 2 });
+    assert.deepEqual(result.counts.options, { created: 0, updated: 0, deleted: 1, unchanged: 0 });
+    assert.deepEqual(result.warnings.map((warning: { code: string }) => warning.code).sort(), [
+      'unmanaged_option_groups_deleted',
+      'unmanaged_options_deleted',
+    ]);
+    const stored = await menu(tenant);
+    assert.equal(
+      stored.option_groups.find((group) => group.id === ownerGroup.id),
+      undefined,
+      'the owner’s group went with its product',
+    );
+    assert.deepEqual(
+      byExternalId(stored.option_groups, 'g-extras').options.map((option) => option.external_id),
+      ['o-cheese', 'o-olives'],
+      'sent without options: kept',
+    );
+  });
+
+  test('a group the body keeps on a product the sync deletes → 400 on its product_external_id', async () => {
+    const tenant = await makeTenant(t.ctx);
+    await sync(tenant, pizzeria);
+    const before = await menu(tenant);
+    const res = await request(t, tenant.token, 'PUT', '/menu', {
+      mode: 'replace',
+      products: [pizzeria.products[1]],
+      option_groups: [{ external_id: 'g-crust', name: 'Crust' }],
+    });
+    assertError(res, 400, 'invalid_request', 'option_groups[0].product_external_id');
+    assert.deepEqual(await menu(tenant), before);
+  });
+});
+
+describe('sold out until a time', () => {
+  test('a sync’s available: false keeps an end time set before; available: true clears it', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const first = await sync(tenant, pizzeria);
+    const until = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
+    await ok(t, tenant.token, 'PATCH', `/menu/products/${first.ids.products['p-cola']}`, {
+      available: false,
+      unavailable_until: until,
+    });
+    const kept = await sync(tenant, pizzeria);
+    assert.equal(kept.changed, false);
+    const cola = () => ok(t, tenant.token, 'GET', `/menu/products/${first.ids.products['p-cola']}`);
+    assert.equal((await cola()).unavailable_until, until);
+    const back = await sync(tenant, {
+      mode: 'merge',
+      products: [{ ...pizzeria.products[2], available: true }],
+    });
+    assert.equal(back.counts.products.updated, 1);
+    assert.deepEqual([(await cola()).available, (await cola()).unavailable_until], [true, null]);
+  });
+});
+
 describe('dry run', () => {
   test('reports what would change, changes nothing, emits nothing; ids only of existing objects', async () => {
     const tenant = await makeTenant(t.ctx);

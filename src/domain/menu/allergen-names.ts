@@ -463,5 +463,6 @@ const allergenIndex = synonymIndex(allergenNames);
 
 /** The allergen key a name stands for, in any of the five languages; null when it names none. */
 export function allergenKeyOf(name: string): AllergenKey | null {
-  return allergenIndex.get(nameMatchForm(name)) ?? null;
+  // A key as sent is its own match form: found without making one.
+  return allergenIndex.get(name) ?? allergenIndex.get(nameMatchForm(name)) ?? null;
 }

@@ -74,5 +74,6 @@ const dietIndex = synonymIndex(dietNames);
 
 /** The diet key a name stands for, in any of the five languages; null when it names none. */
 export function dietKeyOf(name: string): DietKey | null {
-  return dietIndex.get(nameMatchForm(name)) ?? null;
+  // A key as sent is its own match form: found without making one.
+  return dietIndex.get(name) ?? dietIndex.get(nameMatchForm(name)) ?? null;
 }

@@ -30,15 +30,20 @@ import type {
 } from './menu-sync.schema.ts';
 import { checkExternalIdText, externalIdTaken } from './menu-writes.ts';
 
-/** A row as the sync reads it (as JSON: timestamps as text) and writes it back (as JSON). */
-type AsJson<T> = {
-  [K in keyof T]: T[K] extends Date ? Date | string : T[K] extends Date | null ? Date | string | null : T[K];
-};
-export type CategoryRow = AsJson<Selectable<MenuCategoriesTable>>;
-export type ProductRow = AsJson<Selectable<MenuProductsTable>>;
-export type GroupRow = AsJson<Selectable<MenuOptionGroupsTable>>;
-export type OptionRow = AsJson<Selectable<MenuOptionsTable>>;
-export type LinkRow = Selectable<MenuProductOptionGroupsTable>;
+/**
+ * A row as the sync reads it (without tenant and timestamps; `unavailable_until` as text) and
+ * writes it: a new one with both timestamps, a changed one with its new `updated_at`.
+ */
+type SyncRow<T> = {
+  [K in Exclude<keyof T, 'tenant_id' | 'created_at' | 'updated_at'>]: T[K] extends Date | null
+    ? Date | string | null
+    : T[K];
+} & { created_at?: Date; updated_at?: Date };
+export type CategoryRow = SyncRow<Selectable<MenuCategoriesTable>>;
+export type ProductRow = SyncRow<Selectable<MenuProductsTable>>;
+export type GroupRow = SyncRow<Selectable<MenuOptionGroupsTable>>;
+export type OptionRow = SyncRow<Selectable<MenuOptionsTable>>;
+export type LinkRow = Omit<Selectable<MenuProductOptionGroupsTable>, 'tenant_id'>;
 
 /** The restaurant's whole menu as stored. */
 export interface MenuRows {
@@ -93,11 +98,18 @@ export function planSync(
   input: MenuSyncInput,
   stored: MenuRows,
   viewer: string,
-  tenantId: string,
   now: Date,
-): SyncPlan {
-  return new SyncPlanner(input, stored, viewer, tenantId, now).plan();
+): Promise<SyncPlan> {
+  return new SyncPlanner(input, stored, viewer, now).plan();
 }
+
+/*
+ * Planning thousands of objects is CPU work on the one event loop that serves every request: it
+ * steps aside between its stages and every `objectsPerStep` objects, so that a sync delays the
+ * requests around it by a step, not by the whole plan.
+ */
+const objectsPerStep = 500;
+const stepAside = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Keyed {
   id: string;
@@ -234,14 +246,12 @@ class SyncPlanner {
   private readonly input: MenuSyncInput;
   private readonly stored: MenuRows;
   private readonly viewer: string;
-  private readonly tenantId: string;
   private readonly now: Date;
 
-  constructor(input: MenuSyncInput, stored: MenuRows, viewer: string, tenantId: string, now: Date) {
+  constructor(input: MenuSyncInput, stored: MenuRows, viewer: string, now: Date) {
     this.input = input;
     this.stored = stored;
     this.viewer = viewer;
-    this.tenantId = tenantId;
     this.now = now;
     this.replace = input.mode === 'replace';
     this.categories = new KindState(stored.categories, viewer, 'categories', now);
@@ -250,16 +260,17 @@ class SyncPlanner {
     this.options = new KindState(stored.options, viewer, 'options', now);
   }
 
-  plan(): SyncPlan {
+  async plan(): Promise<SyncPlan> {
     this.planCategories();
-    this.planProducts();
-    this.planGroups();
+    await this.planProducts();
+    await this.planGroups();
     this.removeWithRemovedOwners();
     this.moveOutOfRemovedCategories();
     placeLast(this.categories, () => '');
     placeLast(this.products, (row) => row.category_id ?? '');
     placeLast(this.groups, (row) => row.product_id ?? '');
     placeLast(this.options, (row) => row.group_id);
+    await stepAside();
     const links = this.planLinks();
     const kinds = {
       categories: this.categories,
@@ -283,7 +294,6 @@ class SyncPlanner {
 
   private newRow(externalId: string) {
     return {
-      tenant_id: this.tenantId,
       id: newId(),
       external_id: externalId,
       external_id_app_id: this.viewer,
@@ -326,10 +336,11 @@ class SyncPlanner {
     if (this.replace) state.removeMissingMine();
   }
 
-  private planProducts(): void {
+  private async planProducts(): Promise<void> {
     const state = this.products;
     if (this.input.products === undefined) return;
     for (const [index, sent] of this.input.products.entries()) {
+      if (index % objectsPerStep === 0) await stepAside();
       const param = `products[${index}]`;
       const stored = state.key(sent.external_id, `${param}.external_id`);
       const next: ProductRow = {
@@ -370,12 +381,18 @@ class SyncPlanner {
     };
   }
 
-  private planGroups(): void {
+  private async planGroups(): Promise<void> {
     const groups = this.groups;
     if (this.input.option_groups === undefined) return;
     /** Groups sent without `options`: their options stay as they are, also in replace mode. */
     const keepOptionsOf = new Set<string>();
+    let planned = 0;
     for (const [index, sent] of this.input.option_groups.entries()) {
+      planned += 1 + (sent.options?.length ?? 0);
+      if (planned >= objectsPerStep) {
+        planned = 0;
+        await stepAside();
+      }
       const param = `option_groups[${index}]`;
       const stored = groups.key(sent.external_id, `${param}.external_id`);
       const next: GroupRow = {
@@ -489,7 +506,7 @@ class SyncPlanner {
       if (sameValue(before, after)) continue;
       rewritten.push(product.id);
       for (const [position, groupId] of after.entries())
-        rows.push({ tenant_id: this.tenantId, product_id: product.id, group_id: groupId, position });
+        rows.push({ product_id: product.id, group_id: groupId, position });
     }
     this.touchProductsOfChangedGroups(linksBefore, linksAfter);
     return { products: rewritten, rows };

@@ -29,11 +29,10 @@ import { lockMenu, tenantOf, viewerApp } from './menu-writes.ts';
 export async function syncMenu(ctx: Ctx, input: MenuSyncInput): Promise<MenuSync> {
   if (ctx.actor.kind !== 'connection') throw new Error('a menu sync is an app’s');
   checkLimits(input);
-  const tenantId = tenantOf(ctx);
   await lockMenu(ctx);
   const viewer = await viewerApp(ctx);
   if (viewer === null) throw new Error('a connection has an app');
-  const plan = planSync(input, await storedMenu(ctx), viewer, tenantId, ctx.clock.now());
+  const plan = await planSync(input, await storedMenu(ctx), viewer, ctx.clock.now());
   const dryRun = input.dry_run ?? false;
   plan.warnings.push(...(await imageWarnings(ctx, input, dryRun)));
   if (plan.changed && !dryRun) {
@@ -108,28 +107,6 @@ function existingIds(plan: SyncPlan): MenuSync['ids'] {
   };
 }
 
-/*
- * The restaurant's whole menu, each table as one JSON value: thousands of rows are parsed at once,
- * not column by column (timestamps stay text, as the sync writes them back).
- */
-async function storedMenu(ctx: Ctx): Promise<MenuRows> {
-  const tenantId = tenantOf(ctx);
-  const all = async <R>(table: Table) => {
-    const { rows } = await sql<{
-      rows: R[];
-    }>`SELECT coalesce(json_agg(t), '[]') AS rows FROM ${sql.table(table)} t
-      WHERE t.tenant_id = ${tenantId}`.execute(ctx.db);
-    return (rows[0] as { rows: R[] }).rows;
-  };
-  return {
-    categories: await all('menu_categories'),
-    products: await all('menu_products'),
-    groups: await all('menu_option_groups'),
-    options: await all('menu_options'),
-    links: await all('menu_product_option_groups'),
-  };
-}
-
 /** The columns of each menu table as the bulk statements read them from JSON (all but tenant_id). */
 const columns = {
   menu_categories: {
@@ -188,6 +165,31 @@ const columns = {
   menu_product_option_groups: { product_id: 'uuid', group_id: 'uuid', position: 'integer' },
 } as const;
 type Table = keyof typeof columns;
+
+/*
+ * The restaurant's whole menu, the columns the sync compares and writes: no timestamps (a
+ * changed row gets a new updated_at; created_at stays), `unavailable_until` as text (thousands of
+ * rows are read without making Dates of them).
+ */
+async function storedMenu(ctx: Ctx): Promise<MenuRows> {
+  const tenantId = tenantOf(ctx);
+  const all = async <R>(table: Table): Promise<R[]> => {
+    const select = Object.entries(columns[table])
+      .filter(([column]) => column !== 'created_at' && column !== 'updated_at')
+      .map(([column, type]) => (type === 'timestamptz' ? `${column}::text AS ${column}` : column))
+      .join(', ');
+    const { rows } = await sql<R>`SELECT ${sql.raw(select)} FROM ${sql.table(table)}
+      WHERE tenant_id = ${tenantId}`.execute(ctx.db);
+    return rows;
+  };
+  return {
+    categories: await all('menu_categories'),
+    products: await all('menu_products'),
+    groups: await all('menu_option_groups'),
+    options: await all('menu_options'),
+    links: await all('menu_product_option_groups'),
+  };
+}
 
 /** The rows as a record set: one JSON parameter, typed column by column. */
 function recordSet(table: Table, rows: readonly object[]): RawBuilder<unknown> {

@@ -13,6 +13,7 @@ import {
   type ProductInput,
   type ProductPatch,
   productFields,
+  type TaxClass,
   type TaxRates,
 } from './menu.schema.ts';
 import { maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
@@ -44,19 +45,27 @@ const noProduct = (id: string) => new ApiError('not_found', `This restaurant has
  * URL's hash: menu-images.ts).
  */
 function productsOf(ctx: Ctx) {
+  // Looked up per product (by primary key), so the plan does not hang on the tables' statistics:
+  // right after a sync of thousands of products they do not know the rows yet.
   return ctx.db
     .selectFrom('menu_products as p')
-    .leftJoin('menu_categories as c', (join) =>
-      join.onRef('c.tenant_id', '=', 'p.tenant_id').onRef('c.id', '=', 'p.category_id'),
-    )
-    .leftJoin('menu_images as i', (join) =>
-      join
-        .onRef('i.tenant_id', '=', 'p.tenant_id')
-        .on('i.url_hash', '=', sql<string>`encode(sha256(convert_to(p.image_url, 'UTF8')), 'hex')`),
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('menu_images as i')
+          .select(['i.status as image_status', 'i.sizes as image_sizes', 'i.error as image_error'])
+          .whereRef('i.tenant_id', '=', 'p.tenant_id')
+          .where('p.image_url', 'is not', null)
+          .where('i.url_hash', '=', sql<string>`encode(sha256(convert_to(p.image_url, 'UTF8')), 'hex')`)
+          .as('i'),
+      (join) => join.onTrue(),
     )
     .selectAll('p')
-    .select('c.tax_class as category_tax_class')
-    .select(['i.status as image_status', 'i.sizes as image_sizes', 'i.error as image_error'])
+    .select(['i.image_status', 'i.image_sizes', 'i.image_error'])
+    .select(
+      sql<TaxClass | null>`(SELECT c.tax_class FROM menu_categories c
+        WHERE c.tenant_id = p.tenant_id AND c.id = p.category_id)`.as('category_tax_class'),
+    )
     .select(
       sql<string[]>`array(
         SELECT g.id::text FROM menu_option_groups g

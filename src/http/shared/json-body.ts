@@ -2,6 +2,7 @@ import { parse as parseContentType } from 'content-type';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../../domain/shared/errors.ts';
+import { parsedWithoutEscapes } from './validation.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -48,11 +49,14 @@ function parseJsonBody(request: FastifyRequest, body: Buffer, empty: 'refuse' | 
     if (empty === 'as-empty-object') return {};
     throw new ApiError('invalid_request', 'The body is empty although Content-Type says JSON.');
   }
+  let parsed: unknown;
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    parsed = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     throw new ApiError('invalid_request', 'The body is not valid JSON.');
   }
+  if (!text.includes('\\u')) parsedWithoutEscapes(parsed);
+  return parsed;
 }
 
 /*

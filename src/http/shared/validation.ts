@@ -32,11 +32,24 @@ const coercing = ajv(true);
 
 type Problem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'>;
 
+/*
+ * Bodies parsed from JSON text without any `\u` escape: JSON carries a NUL or a lone surrogate only
+ * as such an escape (raw, they are no JSON or no UTF-8, refused by json-body.ts), so no string in
+ * them can break the text rule and the walk below is skipped.
+ */
+const escapeFree = new WeakSet<object>();
+
+/** Records that `body` was parsed from JSON text without `\u` escapes. */
+export function parsedWithoutEscapes(body: unknown): void {
+  if (typeof body === 'object' && body !== null) escapeFree.add(body);
+}
+
 /**
  * The first string in `value` (a parsed body, query or path parameters) that breaks the text rule.
  * Its path is built only once one is found: a body may hold tens of thousands of strings.
  */
 export function textProblemIn(value: unknown): Problem | null {
+  if (typeof value === 'object' && value !== null && escapeFree.has(value)) return null;
   const keys: string[] = [];
   const walk = (item: unknown): string | null => {
     if (typeof item === 'string') return textProblem(item);
