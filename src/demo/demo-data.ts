@@ -9,6 +9,7 @@ import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import { type Clock, systemCtx } from '../domain/shared/context.ts';
 import { scopes } from '../domain/shared/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
+import { demoMenu, demoMenuSummary } from './demo-menu.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
 
 export interface DemoData {
@@ -23,7 +24,7 @@ export interface DemoData {
 /**
  * On the first start of an empty database: an owner with a restaurant on the pro plan, and a
  * developer with an approved app connected to their test restaurant; both restaurants have the
- * same hours, special days, tables and areas. Returns what was created (passwords and secrets exist only here), or
+ * same hours, special days, tables and areas, and menu. Returns what was created (passwords and secrets exist only here), or
  * null when the database already has accounts.
  */
 export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | null> {
@@ -48,6 +49,7 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
     });
     await demoStore({ ...ctx, tenantId: restaurant.id }, restaurant.timezone);
     await demoFloor({ ...ctx, tenantId: restaurant.id });
+    await demoMenu({ ...ctx, tenantId: restaurant.id });
 
     const developerLogin = { email: 'developer@demo.servery.test', password: password() };
     const developer = await createAccount(ctx, {
@@ -66,6 +68,7 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
     });
     await demoStore({ ...ctx, tenantId: testRestaurant.id }, testRestaurant.timezone);
     await demoFloor({ ...ctx, tenantId: testRestaurant.id });
+    await demoMenu({ ...ctx, tenantId: testRestaurant.id });
     const redirectUri = 'http://127.0.0.1:8080/callback';
     const { app, clientSecret } = await createApp(ctx, {
       developerId: developer.id,
@@ -102,7 +105,8 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `  Developer          ${demo.developer.email}  password ${demo.developer.password}`,
     `                     test restaurant "${demo.testRestaurant.name}"`,
     `  Both restaurants   ${demoStoreSummary};`,
-    `                     ${demoFloorSummary}`,
+    `                     ${demoFloorSummary};`,
+    `                     ${demoMenuSummary}`,
     `  App "Demo POS"     client_id ${demo.app.clientId}`,
     `                     client_secret ${demo.app.clientSecret}`,
     `                     redirect_uri ${demo.app.redirectUri} (approved, connected to the test restaurant)`,
@@ -111,6 +115,7 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/me`,
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/store`,
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/tables`,
+    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/menu`,
     `  The API's description: ${baseUrl}/v1/openapi.json`,
     '',
   ].join('\n');

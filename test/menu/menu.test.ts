@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { describeDemoData, seedDemoData } from '../../src/demo/demo-data.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
 import { buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 import { assertError, ok, request } from './menu-helpers.ts';
@@ -165,4 +166,54 @@ test('categories, products and option groups come by position, ties by id, sold-
     option_groups: [],
   });
   assertError(await request(t, tenant.token, 'GET', '/menu?limit=1'), 400, 'invalid_request', 'limit');
+});
+
+test('the demo restaurants get a menu: categories, products with allergens and diets, option groups, one sold out', async () => {
+  // Demo data goes only into a database without accounts.
+  const demoApp = await buildTestApp();
+  try {
+    const demo = await seedDemoData(demoApp.database.db, demoApp.clock);
+    assert.ok(demo);
+    for (const tenantId of [demo.restaurant.id, demo.testRestaurant.id]) {
+      const rows = await demoApp.database.db
+        .selectFrom('menu_products')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      assert.equal(rows.length, 8);
+    }
+    const res = await demoApp.app.inject({
+      method: 'GET',
+      url: '/v1/menu',
+      headers: { authorization: `Bearer ${demo.accessToken}` },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const menu = res.json();
+    assert.deepEqual(
+      menu.categories.map((category: { name: string }) => category.name),
+      ['Antipasti', 'Pizza', 'Drinks'],
+    );
+    const product = (name: string) => menu.products.find((p: { name: string }) => p.name === name);
+    assert.deepEqual(product('Margherita').allergens, ['gluten', 'milk']);
+    assert.deepEqual(product('Bruschetta').diets, ['vegan']);
+    assert.equal(product('Quattro formaggi').available, false);
+    assert.deepEqual(product('Chianti').tax_rates, { dine_in_bps: 1900, takeaway_bps: 1900 });
+    assert.equal(product('Lemonade').option_group_ids.length, 1);
+    assert.deepEqual(
+      menu.option_groups.map((group: { name: string; options: unknown[] }) => [
+        group.name,
+        group.options.length,
+      ]),
+      [
+        ['Extras', 3],
+        ['Size', 2],
+      ],
+    );
+    assert.match(
+      describeDemoData(demo, 'http://servery.test'),
+      /a menu of 3 categories, 8 products, 2 option groups/,
+    );
+  } finally {
+    await demoApp.close();
+  }
 });

@@ -332,7 +332,7 @@ test('the demo restaurants get a floor: two areas, ten tables of various sizes',
     assert.equal(Number(live.n), 10);
     assert.match(
       describeDemoData(demo, 'http://servery.test'),
-      /Both restaurants +open Tue–Sun [^\n]+;\n +2 areas \(Dining room, Terrace\), 10 tables\n/,
+      /Both restaurants +open Tue–Sun [^\n]+;\n +2 areas \(Dining room, Terrace\), 10 tables;\n +a menu of /,
     );
   } finally {
     await demoApp.close();
