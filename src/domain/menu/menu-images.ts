@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { enqueueJob } from '../jobs/jobs.ts';
 import type { Ctx } from '../shared/context.ts';
 import type { FetchedImage, ImageFetcher, ImageSizes } from '../shared/image-fetcher.ts';
-import { tenantOf } from './menu-writes.ts';
+import { isLive, tenantOf } from './menu-writes.ts';
 
 /*
  * Menu images (spec: PUT /menu, Images). A product's image_url stays as the app sent it; Servery
@@ -212,17 +212,11 @@ async function knownUrls(ctx: Ctx, urls: readonly string[]): Promise<Set<string>
 
 /** How many more images the restaurant may have: a test restaurant 50 in all (ready or queued). */
 async function roomLeft(ctx: Ctx): Promise<number> {
-  const tenantId = tenantOf(ctx);
-  const { livemode } = await ctx.db
-    .selectFrom('restaurants')
-    .select('livemode')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
-  if (livemode) return Number.POSITIVE_INFINITY;
+  if (await isLive(ctx)) return Number.POSITIVE_INFINITY;
   const { count } = await ctx.db
     .selectFrom('menu_images')
     .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('tenant_id', '=', tenantId)
+    .where('tenant_id', '=', tenantOf(ctx))
     .where('status', 'in', ['ready', 'pending'])
     .executeTakeFirstOrThrow();
   return Math.max(0, maxTestRestaurantImages - Number(count));

@@ -3,7 +3,7 @@ import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { characterCount } from '../shared/text.ts';
 import { type MenuRefreshInput, type MenuRefreshRequest, maxRefreshNote } from './menu-refresh.schema.ts';
-import { tenantOf } from './menu-writes.ts';
+import { isLive, tenantOf } from './menu-writes.ts';
 
 /** Control characters but tabs and line breaks: a note may have several lines. */
 const controlCharacter = /(?![\t\n\r])\p{Cc}/u;
@@ -36,11 +36,7 @@ export async function requestMenuRefresh(ctx: Ctx, input: MenuRefreshInput): Pro
     requested_at: ctx.clock.now(),
     note: checkedNote(input.note),
   };
-  const { livemode } = await ctx.db
-    .selectFrom('restaurants')
-    .select('livemode')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
+  const livemode = await isLive(ctx);
   await recordEvent(ctx, {
     tenantId,
     type: 'menu.refresh_requested',

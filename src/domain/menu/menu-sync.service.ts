@@ -13,7 +13,7 @@ import {
   syncLimits,
 } from './menu-sync.schema.ts';
 import { type MenuRows, planSync, type SyncPlan, type TableWrites } from './menu-sync-plan.ts';
-import { lockMenu, tenantOf, viewerApp } from './menu-writes.ts';
+import { isLive, lockMenu, tenantOf, viewerApp } from './menu-writes.ts';
 
 /*
  * PUT /menu, the whole-menu sync of an app (spec: PUT /menu; decisions.md: Menu):
@@ -259,11 +259,7 @@ async function recordSynced(
   sync: { connection_id: string; mode: MenuSyncInput['mode']; plan: SyncPlan },
 ): Promise<void> {
   const tenantId = tenantOf(ctx);
-  const { livemode } = await ctx.db
-    .selectFrom('restaurants')
-    .select('livemode')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
+  const livemode = await isLive(ctx);
   const object: MenuSynced = {
     object: 'menu_sync',
     connection_id: sync.connection_id,

@@ -163,15 +163,21 @@ export interface MenuEvent {
   previous?: Record<string, unknown>;
 }
 
+/** Whether the ctx's restaurant is live (a test restaurant's events and images are marked and capped). */
+export async function isLive(ctx: Ctx): Promise<boolean> {
+  const { livemode } = await ctx.db
+    .selectFrom('restaurants')
+    .select('livemode')
+    .where('id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  return livemode;
+}
+
 /** Menu events of one write, in order, as recordMenuEvent records each, in a few statements (many objects at once). */
 export async function recordMenuEvents(ctx: Ctx, events: readonly MenuEvent[]): Promise<void> {
   if (events.length === 0) return;
   const tenantId = tenantOf(ctx);
-  const { livemode } = await ctx.db
-    .selectFrom('restaurants')
-    .select('livemode')
-    .where('id', '=', tenantId)
-    .executeTakeFirstOrThrow();
+  const livemode = await isLive(ctx);
   await recordEvents(
     ctx,
     events.map(({ type, object, changed, previous }) => ({
