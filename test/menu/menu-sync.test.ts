@@ -617,7 +617,7 @@ describe('bad input changes nothing', () => {
     assert.equal((await menu(tenant)).categories.length, 0);
   });
 
-  test('20,001 options → 422 limit_exceeded; 5,001 products too', async () => {
+  test('20,001 options → 422 limit_exceeded; 5,001 products and 2,001 option groups too', async () => {
     const tenant = await makeTenant(t.ctx);
     const options = (group: number) =>
       Array.from({ length: 1000 }, (_, i) => ({ external_id: `o${group}-${i}`, name: 'o', price_delta: 0 }));
@@ -642,6 +642,13 @@ describe('bad input changes nothing', () => {
       422,
       'limit_exceeded',
       'products',
+    );
+    const manyGroups = Array.from({ length: 2001 }, (_, g) => ({ external_id: `g${g}`, name: 'g' }));
+    assertError(
+      await request(t, tenant.token, 'PUT', '/menu', { mode: 'merge', option_groups: manyGroups }),
+      422,
+      'limit_exceeded',
+      'option_groups',
     );
     assert.equal((await menu(tenant)).option_groups.length, 0);
   });

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -9,7 +8,7 @@ import {
   maxAvailabilityEntries,
 } from './availability.schema.ts';
 import type { Option, Product } from './menu.schema.ts';
-import { lockMenu, recordMenuEvents, tenantOf, viewerApp } from './menu-writes.ts';
+import { changedFields, lockMenu, recordMenuEvents, tenantOf, viewerApp } from './menu-writes.ts';
 import { optionOf, optionsOf } from './option-group-rows.ts';
 import { productsWithIds } from './products.service.ts';
 import { type SoldOutState, soldOutState } from './sold-out-until.ts';
@@ -139,9 +138,7 @@ async function namedRows(
 
 /** The resource fields that differ, in the resource's order. */
 function changedOf(before: SoldOutState, after: SoldOutState): (keyof SoldOutState)[] {
-  return (['available', 'unavailable_until'] as const).filter(
-    (field) => !isDeepStrictEqual(before[field], after[field]),
-  );
+  return changedFields(['available', 'unavailable_until'] as const, before, after);
 }
 
 /** The changes of `kind` in one statement: each row its own values, updated_at `now`. */

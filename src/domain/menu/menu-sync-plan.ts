@@ -36,7 +36,7 @@ import { checkExternalIdText, externalIdTaken } from './menu-writes.ts';
  */
 type SyncRow<T> = {
   [K in Exclude<keyof T, 'tenant_id' | 'created_at' | 'updated_at'>]: T[K] extends Date | null
-    ? Date | string | null
+    ? string | null
     : T[K];
 } & { created_at?: Date; updated_at?: Date };
 export type CategoryRow = SyncRow<Selectable<MenuCategoriesTable>>;
@@ -584,17 +584,10 @@ class SyncPlanner {
   }
 }
 
-/**
- * Whether a field keeps its value: the same text, number, boolean or null, the same list of texts
- * (labels, ids), or the same instant (a timestamp read back as text against one set as a Date).
- */
+/** Whether a field keeps its value: the same text, number, boolean or null, or the same list of texts. */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((item, i) => item === b[i]);
-  if ((a instanceof Date && typeof b === 'string') || (typeof a === 'string' && b instanceof Date))
-    return new Date(a).getTime() === new Date(b).getTime();
-  return false;
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** Stored order: position, ties by id (links: by group id). */

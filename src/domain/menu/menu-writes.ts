@@ -138,7 +138,7 @@ export function knownId(id: string, notFound: (id: string) => ApiError): string 
 }
 
 /** Fields that changed between two shapes of a resource (external_id is decided by the stored owner). */
-export function changedFields<T extends Record<string, unknown>>(
+export function changedFields<T extends object>(
   fields: readonly (keyof T & string)[],
   before: T,
   after: T,

@@ -426,8 +426,7 @@ export async function moveProductsOutOf(ctx: Ctx, categoryId: string): Promise<v
     .execute();
   if (moved.length === 0) return;
   const ids = moved.map((row) => row.id);
-  const rows = await productsOf(ctx).where('p.id', 'in', ids).orderBy('p.id').execute();
-  for (const product of await productsFrom(ctx, rows, viewer)) {
+  for (const product of await productsWithIds(ctx, ids, viewer)) {
     await recordMenuEvent(ctx, 'menu.product.updated', product, {
       changed: ['category_id'],
       previous: { category_id: categoryId },
@@ -535,8 +534,7 @@ export async function optionGroupsChanged(ctx: Ctx, before: ReadonlyMap<string, 
     .where('tenant_id', '=', tenantOf(ctx))
     .where('id', 'in', ids)
     .execute();
-  const rows = await productsOf(ctx).where('p.id', 'in', ids).orderBy('p.id').execute();
-  for (const product of await productsFrom(ctx, rows, viewer)) {
+  for (const product of await productsWithIds(ctx, ids, viewer)) {
     const previous = before.get(product.id) ?? [];
     if (isDeepStrictEqual(previous, product.option_group_ids)) continue;
     await recordMenuEvent(ctx, 'menu.product.updated', product, {
