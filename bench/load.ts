@@ -9,6 +9,9 @@ import autocannon from 'autocannon';
 export interface LoadJob {
   url: string;
   headers: Record<string, string>;
+  /** GET unless told; a POST sends `body` with every request. */
+  method?: 'GET' | 'POST';
+  body?: string;
   connections: number;
   /** Seconds. */
   duration: number;
@@ -32,6 +35,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const instance = autocannon({
     url: job.url,
     headers: job.headers,
+    ...(job.method && { method: job.method }),
+    ...(job.body !== undefined && { body: job.body }),
     connections: job.connections,
     duration: job.duration,
     pipelining: 1,

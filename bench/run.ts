@@ -1,8 +1,8 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu]`:
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu|orders]`:
  * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
  * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
- * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts). `--only token-peer`
+ * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts). `--only token-peer`
  * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
@@ -19,6 +19,7 @@ import { busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './fig
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchMenu } from './menu.ts';
 import { benchOAuth } from './oauth.ts';
+import { benchOrders } from './orders.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
 import { benchTokenPeer } from './token-peer.ts';
@@ -32,13 +33,13 @@ interface Options {
   warmup: number;
   rounds: number;
   connections: number;
-  /** One database, or the webhook, store, token-peer or menu bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | null;
+  /** One database, or the webhook, store, token-peer, menu or orders bench alone. */
+  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | 'orders' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -76,9 +77,10 @@ function parseOptions(): Options {
     only !== 'webhooks' &&
     only !== 'store' &&
     only !== 'token-peer' &&
-    only !== 'menu'
+    only !== 'menu' &&
+    only !== 'orders'
   ) {
-    usage(`--only must be pglite, postgres, webhooks, store, token-peer or menu, got "${only}"`);
+    usage(`--only must be pglite, postgres, webhooks, store, token-peer, menu or orders, got "${only}"`);
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -218,7 +220,8 @@ async function main(): Promise<void> {
     options.only === 'webhooks' ||
     options.only === 'store' ||
     options.only === 'token-peer' ||
-    options.only === 'menu'
+    options.only === 'menu' ||
+    options.only === 'orders'
       ? []
       : options.only
         ? [options.only]
@@ -247,6 +250,7 @@ async function main(): Promise<void> {
   const crashes: string[] = [];
   let store: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let menu: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let orders: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
       if (interrupted) break;
@@ -263,6 +267,12 @@ async function main(): Promise<void> {
       menu = await benchMenu(options, load).catch((error: Error) => ({
         lines: [],
         failures: [`postgres menu: ${error.message}`],
+      }));
+    // GET /v1/orders over 10,000 orders and guests' placements, on PostgreSQL.
+    if ((kinds.includes('postgres') || options.only === 'orders') && !interrupted)
+      orders = await benchOrders(options, load).catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres orders: ${error.message}`],
       }));
   } finally {
     load.stop();
@@ -315,6 +325,9 @@ async function main(): Promise<void> {
   // The menu (bench/menu.ts), measured above with the same load generator.
   out.push(...menu.lines);
   crashes.push(...menu.failures);
+  // The orders (bench/orders.ts), measured above with the same load generator.
+  out.push(...orders.lines);
+  crashes.push(...orders.failures);
   // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
   if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {
     const webhooks = await benchWebhooks(options).catch((error: Error) => ({

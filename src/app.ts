@@ -5,9 +5,12 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { MenuImages } from './adapters/hosted-images.ts';
+import { StripePayments } from './adapters/payments/stripe-payments.ts';
+import { testPayments } from './adapters/payments/test-payments.ts';
 import { openLimiters } from './adapters/rate-limit-stores.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { PaymentProvider } from './domain/payments/payment-provider.ts';
 import { type Clock, systemClock } from './domain/shared/context.ts';
 import type { Limiters } from './domain/shared/limits.ts';
 import type { ApiRoute } from './http/api-v1/api-route.ts';
@@ -23,12 +26,16 @@ import { healthRoute } from './http/health.route.ts';
 import { imagesRoute } from './http/images.route.ts';
 import { authorizePlugin } from './http/oauth/authorize.plugin.ts';
 import { oauthPlugin } from './http/oauth/oauth.plugin.ts';
+import { stripeWebhookRoute } from './http/payments/stripe-webhook.route.ts';
 import { clientErrorAnswer, newRequestId } from './http/shared/client-error.ts';
 import { errorHandler, sendError, toApiError } from './http/shared/error-reply.ts';
 import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/shared/json-body.ts';
 import { notFoundOrMethodNotAllowed } from './http/shared/method-not-allowed.ts';
 import { parseQueryString } from './http/shared/query-string.ts';
 import { validatorCompiler } from './http/shared/validation.ts';
+import { storefrontPagesPlugin } from './http/storefront/pages/storefront-pages.plugin.ts';
+import { storefrontApiPlugin } from './http/storefront/storefront-api.plugin.ts';
+import { rewriteStorefrontHost } from './http/storefront/storefront-host.ts';
 import { assetsPlugin } from './http/web/assets.ts';
 
 export const apiVersion = '2026-10-08';
@@ -36,7 +43,12 @@ export const apiVersion = '2026-10-08';
 export interface AppDeps {
   /** `authUrl` (where the consent page is served) defaults to `baseUrl`. */
   config: Pick<Config, 'baseUrl'> &
-    Partial<Pick<Config, 'authUrl' | 'redisUrl' | 'appUrl' | 'webhooksAllowInsecure' | 'trustProxy'>>;
+    Partial<
+      Pick<
+        Config,
+        'authUrl' | 'redisUrl' | 'appUrl' | 'storefrontDomain' | 'webhooksAllowInsecure' | 'trustProxy'
+      >
+    >;
   db: Db;
   clock?: Clock;
   /** A pino logger; without one the server logs nothing (tests). */
@@ -50,6 +62,11 @@ export interface AppDeps {
    * Without: none served, and writes leave every new image to the worker.
    */
   images?: MenuImages;
+  /**
+   * Takes live restaurants' online payments; by default the built-in test provider. With Stripe,
+   * its webhook (POST /payments/stripe/webhook) is served too.
+   */
+  payments?: PaymentProvider;
 }
 
 /** Secrets never reach the logs. */
@@ -77,6 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiters =
     deps.limiters ??
     (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger, clock }));
+  const earlierApiAddress = rewriteEarlierApiAddress(deps.config);
+  const storefrontHost = rewriteStorefrontHost(deps.config);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: newRequestId,
@@ -92,8 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // (Fastify answers these before any hook runs.)
     frameworkErrors: (error, request, reply) =>
       sendError(request, withServiceHeaders(request, reply), toApiError(error)),
-    // The app host's `/api/v1/...` answers as `/v1/...` (see earlier-addresses.ts).
-    rewriteUrl: rewriteEarlierApiAddress(deps.config),
+    // The app host's `/api/v1/...` answers as `/v1/...` (see earlier-addresses.ts); a storefront's
+    // own host `<slug>.{storefront_domain}` as `/s/<slug>/...` (storefront-host.ts).
+    rewriteUrl: (req) => storefrontHost(req, earlierApiAddress?.(req) ?? req.url ?? '/'),
   });
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, 'refuse');
@@ -132,5 +152,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(consolePagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(dashboardPagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  const storefront = {
+    db: deps.db,
+    clock,
+    config: deps.config,
+    limiters,
+    payments: deps.payments ?? testPayments,
+    testPayments,
+  };
+  await app.register(storefrontApiPlugin, storefront);
+  await app.register(storefrontPagesPlugin, storefront);
+  if (deps.payments instanceof StripePayments)
+    await app.register(stripeWebhookRoute, { db: deps.db, clock, stripe: deps.payments });
   return app;
 }

@@ -45,6 +45,16 @@ export interface Config {
    * mode (NODE_ENV=production), where times must be real.
    */
   readonly sandboxClock: boolean;
+  /** Stripe takes live restaurants' online payments when set; else the built-in test provider does. */
+  readonly stripe: StripeSettings | null;
+}
+
+/** A Stripe account's keys (STRIPE_*), and where its API is when not at Stripe (a fake, in tests). */
+export interface StripeSettings {
+  readonly secretKey: string;
+  readonly publishableKey: string;
+  readonly webhookSecret: string;
+  readonly api: { readonly host: string; readonly port: number; readonly protocol: 'http' | 'https' } | null;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +158,46 @@ function sandboxClock(env: NodeJS.ProcessEnv): boolean {
   return on;
 }
 
+/*
+ * Stripe needs all three keys: the secret one to start payments, the publishable one for the
+ * guest's browser, the webhook secret to trust the confirmations. A partial set is a mistake,
+ * refused at start rather than taking real orders that could never be confirmed.
+ */
+function stripe(env: NodeJS.ProcessEnv): StripeSettings | null {
+  const keys = {
+    STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY || '',
+    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY || '',
+    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET || '',
+  };
+  const missing = Object.entries(keys).filter(([, value]) => value === '');
+  if (missing.length === 3) return null;
+  if (missing.length > 0)
+    throw new ConfigError(
+      `Stripe needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET together; missing ${missing.map(([name]) => name).join(', ')}`,
+    );
+  let api: StripeSettings['api'] = null;
+  if (env.STRIPE_API_URL) {
+    const parsed = new URL(url('STRIPE_API_URL', env.STRIPE_API_URL, ''));
+    // The Stripe client takes a host, port and protocol: a path would be silently dropped.
+    if (parsed.pathname !== '/' || parsed.search !== '')
+      throw new ConfigError(
+        `STRIPE_API_URL must be an origin without a path, e.g. http://127.0.0.1:12111, got "${env.STRIPE_API_URL}"`,
+      );
+    const protocol = parsed.protocol === 'http:' ? 'http' : 'https';
+    api = {
+      host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: parsed.port ? Number(parsed.port) : protocol === 'http' ? 80 : 443,
+      protocol,
+    };
+  }
+  return {
+    secretKey: keys.STRIPE_SECRET_KEY,
+    publishableKey: keys.STRIPE_PUBLISHABLE_KEY,
+    webhookSecret: keys.STRIPE_WEBHOOK_SECRET,
+    api,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer('PORT', env.PORT, 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -171,5 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowInsecure: flag('WEBHOOKS_ALLOW_INSECURE', env.WEBHOOKS_ALLOW_INSECURE, false),
     trustProxy: trustProxy(env.TRUST_PROXY),
     sandboxClock: sandboxClock(env),
+    stripe: stripe(env),
   });
 }

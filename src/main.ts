@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { menuImages } from './adapters/hosted-images.ts';
+import { StripePayments } from './adapters/payments/stripe-payments.ts';
 import { webhookDeliverySettings } from './adapters/webhook-post.ts';
 import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
 import type { Config } from './config.ts';
@@ -101,7 +102,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
 
     const images = menuImages(config);
     if (role !== 'worker') {
-      const deps: AppDeps = { config, db: database.db, clock, logger: log, images };
+      // Live restaurants' payments: Stripe when configured, else the test provider (no money moves).
+      const payments = config.stripe ? new StripePayments(config.stripe) : undefined;
+      const deps: AppDeps = { config, db: database.db, clock, logger: log, images, payments };
       app = await buildApp(deps);
       closeConnectionsWhenStopping(app, () => stopSignal !== null);
     }

@@ -140,6 +140,8 @@ export async function buildTestApp(
     config?: Pick<AppDeps['config'], 'trustProxy' | 'webhooksAllowInsecure'>;
     /** Menu images served and downloaded (default: none; writes leave new images to the worker). */
     images?: AppDeps['images'];
+    /** Live restaurants' payment provider (default: the test provider); Stripe serves its webhook too. */
+    payments?: AppDeps['payments'];
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -150,6 +152,7 @@ export async function buildTestApp(
     clock,
     extraApiRoutes: options.extraApiRoutes,
     images: options.images,
+    payments: options.payments,
   });
   const answerViolations = checkAnswersAgainstDocument(app);
   await app.ready();

@@ -4,6 +4,7 @@ import { InputError } from '../domain/shared/errors.ts';
 import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { clockCommand } from './clock.commands.ts';
+import { demoGuestsCommand } from './demo.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
 import { areaCommand, tableCommand } from './table.commands.ts';
@@ -78,6 +79,12 @@ Sandbox clock (development only: SANDBOX_CLOCK=true for the service and these co
                                     codes expire, pauses end, webhook retries fall due
   clock reset                       back to the system time
 
+Demo
+  demo guests [--slug <s>] [--orders <n>] [--every <seconds>] [--url <base>]
+                                    guests order at the running service's storefront (default:
+                                    the demo restaurant, 10 orders, one every 3 s, at BASE_URL)
+                                    and each order placed is printed as it goes
+
   help, --help                      this list
 
 Every command but serve takes --json: its result as one JSON object on stdout.
@@ -110,6 +117,7 @@ const commands: Readonly<Record<string, Command>> = {
   'clock show': clockCommand('show'),
   'clock advance': clockCommand('advance'),
   'clock reset': clockCommand('reset'),
+  'demo guests': demoGuestsCommand,
 };
 
 /** The commands named by a noun and a verb: `owner create`, `app approve`... */

@@ -255,6 +255,9 @@ export interface StoresTable {
   paused: Generated<boolean>;
   paused_until: Generated<Date | null>;
   pause_note: Generated<string | null>;
+  /** Busy mode: both set (extra minutes 5 to 120 on the lead times until busy_until) or both null. */
+  busy_extra_minutes: Generated<number | null>;
+  busy_until: Generated<Date | null>;
   updated_at: Date;
 }
 
@@ -395,6 +398,96 @@ export interface MenuImagesTable {
   updated_at: Date;
 }
 
+/** An order (see 0021): listed for the API once placed on site or paid online. */
+export interface OrdersTable {
+  tenant_id: string;
+  id: string;
+  code: string;
+  type: 'pickup' | 'delivery' | 'dine_in';
+  source: 'storefront' | 'table' | 'app';
+  status: 'pending' | 'confirmed' | 'preparing' | 'ready' | 'completed' | 'cancelled';
+  listed: boolean;
+  payment_method: 'online' | 'on_site';
+  payment_state: 'awaiting' | 'open' | 'paid' | 'abandoned';
+  pay_by: Date | null;
+  paid_at: Date | null;
+  currency: string;
+  subtotal: number;
+  delivery_fee: number;
+  service_fee: number;
+  discount: number;
+  tip: number;
+  total: number;
+  tax_lines: ColumnType<TaxLineRow[], string, string>;
+  requested_for: Date | null;
+  estimated_ready_at: Date | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  delivery_address: string | null;
+  delivery_postal_code: string | null;
+  delivery_city: string | null;
+  table_id: string | null;
+  table_label: string | null;
+  note: string | null;
+  cancel_reason: string | null;
+  cancelled_by: 'app' | 'restaurant' | 'guest' | null;
+  guest_key_hash: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TaxLineRow {
+  rate_bps: number | null;
+  gross: number;
+  net: number | null;
+  tax: number | null;
+}
+
+export interface OrderItemOptionRow {
+  id: string | null;
+  name: string;
+  price_delta: number;
+  group_id: string | null;
+  group_name: string | null;
+}
+
+export interface OrderItemsTable {
+  tenant_id: string;
+  order_id: string;
+  id: string;
+  position: number;
+  product_id: string | null;
+  name: string;
+  quantity: number;
+  unit_price: number;
+  line_total: number;
+  tax_rate_bps: number | null;
+  options: ColumnType<OrderItemOptionRow[], string, string>;
+}
+
+/** An app's take-over of an order: its own external_id and first acknowledgement. */
+export interface OrderAcknowledgementsTable {
+  tenant_id: string;
+  order_id: string;
+  app_id: string;
+  external_id: string | null;
+  acknowledged_at: Date;
+}
+
+/** An online payment at a provider, found by the provider's reference. */
+export interface OrderPaymentsTable {
+  tenant_id: string;
+  id: string;
+  order_id: string;
+  provider: 'test' | 'stripe';
+  reference: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  amount: number;
+  currency: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -426,4 +519,8 @@ export interface DB {
   menu_options: MenuOptionsTable;
   menu_product_option_groups: MenuProductOptionGroupsTable;
   menu_images: MenuImagesTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  order_acknowledgements: OrderAcknowledgementsTable;
+  order_payments: OrderPaymentsTable;
 }

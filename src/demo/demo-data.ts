@@ -19,11 +19,13 @@ export interface DemoData {
   testRestaurant: { id: string; name: string; slug: string };
   app: { clientId: string; clientSecret: string; redirectUri: string };
   accessToken: string;
+  /** The app's token for the live restaurant. */
+  liveAccessToken: string;
 }
 
 /**
  * On the first start of an empty database: an owner with a restaurant on the pro plan, and a
- * developer with an approved app connected to their test restaurant; both restaurants have the
+ * developer with an approved app connected to their test restaurant and to the owner's; both restaurants have the
  * same hours, special days, tables and areas, and menu. Returns what was created (passwords and secrets exist only here), or
  * null when the database already has accounts.
  */
@@ -84,6 +86,13 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       connectionId: connection.connectionId,
       scopes,
     });
+    // Its owner connected the app to the live restaurant too, where `servery demo guests` orders.
+    const live = await consentToApp(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
+    const { token: liveToken } = await issueAccessToken(ctx, {
+      tenantId: restaurant.id,
+      connectionId: live.connectionId,
+      scopes,
+    });
     return {
       owner: ownerLogin,
       restaurant: { id: restaurant.id, name: restaurant.name, slug: restaurant.slug },
@@ -91,6 +100,7 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       testRestaurant: { id: testRestaurant.id, name: testRestaurant.name, slug: testRestaurant.slug },
       app: { clientId: app.clientId, clientSecret: clientSecret ?? '', redirectUri },
       accessToken: token,
+      liveAccessToken: liveToken,
     };
   });
 }
@@ -109,7 +119,7 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `                     ${demoMenuSummary}`,
     `  App "Demo POS"     client_id ${demo.app.clientId}`,
     `                     client_secret ${demo.app.clientSecret}`,
-    `                     redirect_uri ${demo.app.redirectUri} (approved, connected to the test restaurant)`,
+    `                     redirect_uri ${demo.app.redirectUri} (approved, connected to both restaurants)`,
     '',
     '  Try the API with the app’s access token (valid one hour):',
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/me`,
@@ -117,6 +127,12 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/tables`,
     `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/menu`,
     `  The API's description: ${baseUrl}/v1/openapi.json`,
+    '',
+    `  Watch guests order at "${demo.restaurant.name}": in another terminal run`,
+    '    npm run servery -- demo guests',
+    '  and follow the orders as the app sees them (token valid one hour):',
+    `    curl -H 'Authorization: Bearer ${demo.liveAccessToken}' ${baseUrl}/v1/orders`,
+    `  or on the kitchen's order board (sign in as the owner): ${baseUrl}/dashboard`,
     '',
   ].join('\n');
 }

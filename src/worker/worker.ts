@@ -6,9 +6,10 @@ import { purgeExpiredSessions } from '../domain/accounts/sessions.ts';
 import { purgeOldEvents } from '../domain/events/retention.ts';
 import { purgeExpiredKeys } from '../domain/idempotency/idempotency.store.ts';
 import { putBackOnSale } from '../domain/menu/back-on-sale.ts';
+import { expireUnpaidOrders } from '../domain/payments/payments.service.ts';
 import type { Clock } from '../domain/shared/context.ts';
 import type { ImageFetcher } from '../domain/shared/image-fetcher.ts';
-import { liftEndedPauses } from '../domain/store/store.service.ts';
+import { clearEndedBusyPeriods, liftEndedPauses } from '../domain/store/store.service.ts';
 import type { EmailTransport } from './email-transport.ts';
 import { jobHandlers } from './job-kinds.ts';
 import { purgeFinishedJobs, runDueJobs } from './job-queue.ts';
@@ -68,6 +69,16 @@ export const jobs: readonly Job[] = [
     name: 'lift ended store pauses',
     everyMs: 5000,
     run: (db, clock) => liftEndedPauses(db, clock),
+  },
+  {
+    name: 'clear ended store busy periods',
+    everyMs: 5000,
+    run: (db, clock) => clearEndedBusyPeriods(db, clock),
+  },
+  {
+    name: 'abandon orders whose online payment never came',
+    everyMs: 60 * 1000,
+    run: (db, clock) => expireUnpaidOrders(db, clock),
   },
   {
     name: 'put sold-out menu items back on sale',

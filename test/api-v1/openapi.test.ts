@@ -13,6 +13,7 @@ import { idempotencyKeyPattern } from '../../src/http/api-v1/idempotency.ts';
 import { categoryFilterPattern } from '../../src/http/api-v1/menu-products.route.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp, testBaseUrl } from '../harness.ts';
+import { type OrderingTenant, orderingTenant, place } from '../orders/order-helpers.ts';
 
 /*
  * The public API's OpenAPI document and Postman collection, checked by independent tools: the
@@ -148,6 +149,7 @@ const parametersOf = (operation: Operation) =>
 test('`limit` is optional, with its default, on every list', () => {
   const defaults: Record<string, number> = {
     '/events': 50,
+    '/orders': 25,
     '/tables': 25,
     '/areas': 25,
     '/menu/categories': 25,
@@ -278,8 +280,18 @@ test('ids are uuids (events: evt_ and 32 hex), timestamps date-time, dates date'
   assert.equal(event.properties?.id?.pattern, eventId);
 });
 
+/**
+ * A restaurant with five pending orders, newest first in GET /orders: its links give each operation
+ * on an order one of them (orders are placed by guests, not through /v1).
+ */
+async function withPendingOrders(): Promise<OrderingTenant> {
+  const tenant = await orderingTenant(t);
+  for (let n = 0; n < 5; n += 1) await place(t, tenant);
+  return tenant;
+}
+
 test('every parameter and request body has an example, and the requests they make succeed', async () => {
-  const tenant = await makeTenant(t.ctx);
+  const tenant = await withPendingOrders();
   const key = components().parameters['Idempotency-Key'];
   assert.match(String(key?.example), idempotencyKeyPattern);
   // In the document's order; DELETE /connection ends the token, so it goes last.
@@ -292,6 +304,15 @@ test('every parameter and request body has an example, and the requests they mak
   // Path values the document's links pass on from an earlier answer, per operation (an option is
   // created on its group's path, POST /menu/option-groups/{id}/options, and read at /menu/options/{id}).
   const linked = new Map<string, Record<string, string>>();
+  // The orders GET /orders's links hand on (the filters of the list's examples find none of them).
+  const listed = await t.app.inject({ method: 'GET', url: '/v1/orders', headers: bearer(tenant.token) });
+  const links = detailsOf(
+    (operationsOf(document).find((o) => o.path === '/orders') as { operation: Operation }).operation,
+  ).responses['200'] as { links: Record<string, { parameters: { id: string } }> };
+  for (const [operationId, link] of Object.entries(links.links)) {
+    const index = Number(/data\/(\d+)\/id$/.exec(link.parameters.id)?.[1]);
+    linked.set(operationId, { id: listed.json().data[index].id });
+  }
   for (const { method, path, operation } of operations) {
     const name = `${method.toUpperCase()} ${path}`;
     let url = path;
@@ -497,7 +518,7 @@ function servedCollection(): Promise<{ origin: string; collection: Collection }>
  */
 async function newmanRun(variables: Record<string, string> = {}) {
   const { origin, collection } = await servedCollection();
-  const tenant = await makeTenant(t.ctx);
+  const tenant = await withPendingOrders();
   const begun: string[] = [];
   const summary = await new Promise<NewmanSummary>((resolve, reject) => {
     newman

@@ -90,19 +90,62 @@ test('an owner changes the settings only owners have; order_statuses changes rec
   assert.deepEqual(json(await call(t.app, 'GET', storeUrl(id), cookie)), store);
 });
 
-test('order statuses: pending first, in order, never the final ones; plans as in the API', async () => {
+test('order statuses without pending: any of the four in order are accepted and stored', async () => {
+  const id = await newRestaurant();
+  const res = await call(t.app, 'PATCH', storeUrl(id), cookie, { order_statuses: ['confirmed', 'ready'] });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(json(res).order_statuses, ['confirmed', 'ready', 'completed', 'cancelled']);
+  assert.deepEqual(json(await call(t.app, 'GET', storeUrl(id), cookie)).order_statuses, [
+    'confirmed',
+    'ready',
+    'completed',
+    'cancelled',
+  ]);
+  const row = await t.database.db
+    .selectFrom('stores')
+    .select('order_statuses')
+    .where('tenant_id', '=', id)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(row.order_statuses, ['confirmed', 'ready'], 'stored without the final ones');
+  const [event] = await updatedEvents(id);
+  assert.deepEqual(event?.changed, ['order_statuses']);
+  assert.deepEqual(event?.previous.order_statuses, [
+    'pending',
+    'confirmed',
+    'preparing',
+    'ready',
+    'completed',
+    'cancelled',
+  ]);
+  const ready = await call(t.app, 'PATCH', storeUrl(id), cookie, { order_statuses: ['ready'] });
+  assert.equal(ready.statusCode, 200, ready.body);
+  assert.deepEqual(json(ready).order_statuses, ['ready', 'completed', 'cancelled']);
+});
+
+test('order statuses out of order, repeated, final or none: 400 and nothing changes; plans as in the API', async () => {
   const id = await newRestaurant('starter');
-  for (const statuses of [
-    ['confirmed'],
-    ['pending', 'ready', 'preparing'],
-    ['pending', 'pending'],
-    ['pending', 'completed'],
-    [],
-  ]) {
+  const cases: Array<[string[], string]> = [
+    [['pending', 'ready', 'preparing'], 'order_statuses'],
+    [['ready', 'confirmed'], 'order_statuses'],
+    [['pending', 'pending'], 'order_statuses'],
+    [['confirmed', 'ready', 'ready'], 'order_statuses'],
+    [['pending', 'completed'], 'order_statuses[1]'],
+    [[], 'order_statuses'],
+  ];
+  for (const [statuses, param] of cases) {
     const res = await call(t.app, 'PATCH', storeUrl(id), cookie, { order_statuses: statuses });
     assert.equal(res.statusCode, 400, JSON.stringify(statuses));
-    assert.match(json(res).error.param, /^order_statuses/);
+    assert.equal(json(res).error.code, 'invalid_request');
+    assert.equal(json(res).error.param, param, JSON.stringify(statuses));
   }
+  assert.deepEqual(json(await call(t.app, 'GET', storeUrl(id), cookie)).order_statuses, [
+    'pending',
+    'confirmed',
+    'preparing',
+    'ready',
+    'completed',
+    'cancelled',
+  ]);
   const dineIn = await call(t.app, 'PATCH', storeUrl(id), cookie, { order_types: { dine_in: true } });
   assert.equal(dineIn.statusCode, 403);
   assert.equal(json(dineIn).error.code, 'plan_required');

@@ -95,6 +95,7 @@ describe('GET /v1/store', () => {
       'order_types',
       'order_statuses',
       'lead_times',
+      'busy',
       'min_order',
       'always_open',
       'opening_hours',
@@ -119,6 +120,7 @@ describe('GET /v1/store', () => {
       'cancelled',
     ]);
     assert.deepEqual(store.lead_times, { pickup_minutes: 20, delivery_minutes: 45 });
+    assert.equal(store.busy, null);
     assert.equal(store.min_order, 1500);
     assert.deepEqual(store.contact, { phone: '+49 30 1234567', email: 'hello@example.test', website: null });
     assert.deepEqual(store.address, {

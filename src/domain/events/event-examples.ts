@@ -37,7 +37,11 @@ const ids = {
   extraCheese: '0199c3a1-7b40-7c1e-8a52-3f6d2e9b1c0b',
 };
 
-/** A delivery order: two pizzas with extra cheese and a lemonade, 2.00 tip (spec: Order). */
+/**
+ * A delivery order paid online: two pizzas with extra cheese and a lemonade, 2.50 delivery, 2.00 tip
+ * (spec: Order). Its events exist once the payment is confirmed, so it is paid in all of them; the
+ * tax lines are orderMoney's (order-amounts.ts): the delivery fee shared in proportion to the items.
+ */
 const order = {
   object: 'order',
   id: ids.order,
@@ -47,19 +51,19 @@ const order = {
   source: 'storefront',
   status: 'pending',
   created_at: at('17:02:11'),
-  updated_at: at('17:02:11'),
+  updated_at: at('17:02:30'),
   acknowledged_at: null,
   requested_for: null,
   currency: 'EUR',
-  amounts: { subtotal: 2750, delivery_fee: 250, service_fee: 0, discount: 0, tip: 200, total: 3200 },
+  amounts: { subtotal: 3050, delivery_fee: 250, service_fee: 0, discount: 0, tip: 200, total: 3500 },
   tax: {
     included: true,
     lines: [
-      { rate_bps: 700, gross: 2650, net: 2477, tax: 173 },
-      { rate_bps: 1900, gross: 350, net: 294, tax: 56 },
+      { rate_bps: 700, gross: 2921, net: 2730, tax: 191 },
+      { rate_bps: 1900, gross: 379, net: 318, tax: 61 },
     ],
   },
-  payment: { method: 'online', status: 'open', paid_at: null },
+  payment: { method: 'online', status: 'paid', paid_at: at('17:02:30') },
   customer: { name: 'Alex Example', phone: '+49 30 5550123' },
   delivery: { address: 'Beispielstraße 12', postal_code: '10115', city: 'Berlin' },
   table: null,
@@ -70,8 +74,8 @@ const order = {
       product_id: ids.pizza,
       name: 'Pizza Margherita',
       quantity: 2,
-      unit_price: 1200,
-      line_total: 2400,
+      unit_price: 1350,
+      line_total: 2700,
       tax_rate_bps: 700,
       options: [
         {
@@ -94,6 +98,8 @@ const order = {
       options: [],
     },
   ],
+  cancellation: null,
+  estimated_ready_at: null,
 };
 
 const reservation = {
@@ -189,6 +195,7 @@ function store(tenantId: string): Store {
     order_types: { pickup: true, delivery: true, dine_in: true },
     order_statuses: ['pending', 'confirmed', 'preparing', 'ready', 'completed', 'cancelled'],
     lead_times: { pickup_minutes: 20, delivery_minutes: 45 },
+    busy: null,
     min_order: 1500,
     always_open: false,
     opening_hours: [1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, open: '11:30', close: '22:00' })),
@@ -225,21 +232,21 @@ function connection(audience: ExampleAudience): Connection {
 const examples: { [T in EventType]: (audience: ExampleAudience) => EventData } = {
   'order.created': () => ({ object: order }),
   'order.status_changed': () => ({
-    object: { ...order, status: 'preparing', updated_at: at('17:10:00') },
+    object: { ...order, status: 'preparing', updated_at: at('17:10:00'), estimated_ready_at: at('17:35:00') },
     previous_status: 'confirmed',
   }),
   'order.cancelled': () => ({
-    object: { ...order, status: 'cancelled', updated_at: at('17:05:00') },
+    object: {
+      ...order,
+      status: 'cancelled',
+      updated_at: at('17:05:00'),
+      cancellation: { reason: 'Out of mozzarella tonight.', by: 'app' },
+    },
     previous_status: 'pending',
     reason: 'Out of mozzarella tonight.',
   }),
-  'order.paid': () => ({
-    object: {
-      ...order,
-      updated_at: at('17:02:30'),
-      payment: { method: 'online', status: 'paid', paid_at: at('17:02:30') },
-    },
-  }),
+  // Recorded with order.created when the online payment is confirmed: the same object.
+  'order.paid': () => ({ object: order }),
   'reservation.created': () => ({ object: reservation }),
   'reservation.updated': () => ({
     object: { ...reservation, status: 'seated', updated_at: at('17:32:05') },

@@ -24,13 +24,18 @@ export const orderTransitions: Transitions<OrderStatus> = {
   cancelled: [],
 };
 
-/** The statuses in use: pending first, the others in their order, none twice. */
+/*
+ * The statuses a restaurant uses (spec: Order status, "a restaurant may skip statuses"): any of
+ * pending, confirmed, preparing, ready, at least one, in that order, none twice. pending may be
+ * skipped too: a restaurant without it takes orders automatically (a new order starts in its
+ * first status).
+ */
 export function checkOrderStatuses(statuses: readonly string[]): void {
   const inOrder = usableOrderStatuses.filter((status) => statuses.includes(status));
-  if (statuses[0] !== 'pending' || !isDeepStrictEqual(inOrder, [...statuses]))
+  if (statuses.length === 0 || !isDeepStrictEqual(inOrder, [...statuses]))
     throw new ApiError(
       'invalid_request',
-      `order_statuses: pending first, then any of ${usableOrderStatuses.slice(1).join(', ')} in that order.`,
+      `order_statuses: at least one of ${usableOrderStatuses.join(', ')}, in that order, none twice.`,
       {
         param: 'order_statuses',
       },

@@ -3,6 +3,7 @@ import type { Ctx } from '../shared/context.ts';
 export interface AccountRestaurant {
   id: string;
   name: string;
+  slug: string;
   livemode: boolean;
   role: 'owner' | 'staff';
 }
@@ -11,7 +12,7 @@ function membership(ctx: Ctx, accountId: string) {
   return ctx.db
     .selectFrom('restaurant_members as m')
     .innerJoin('restaurants as r', 'r.id', 'm.tenant_id')
-    .select(['r.id', 'r.name', 'r.livemode', 'm.role'])
+    .select(['r.id', 'r.name', 'r.slug', 'r.livemode', 'm.role'])
     .where('m.account_id', '=', accountId);
 }
 

@@ -5,3 +5,7 @@ import Type from 'typebox';
  * requests must send a zone (`Z` or an offset), which the `date-time` format requires.
  */
 export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time' });
+
+/** A field that may be null. */
+export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);

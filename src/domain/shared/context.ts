@@ -27,11 +27,12 @@ export type Role = 'owner' | 'staff';
 /**
  * Who is acting: an app through its connection; a signed-in account (with its role in the
  * restaurant it acts in, once the restaurant gate let it in: domain/restaurants/restaurant-gate.ts);
- * or the service itself (the operator's CLI, background jobs).
+ * a guest ordering at the storefront; or the service itself (the operator's CLI, background jobs).
  */
 export type Actor =
   | { readonly kind: 'connection'; readonly connectionId: string; readonly scopes: readonly string[] }
   | { readonly kind: 'account'; readonly accountId: string; readonly role: Role | null }
+  | { readonly kind: 'guest' }
   | { readonly kind: 'system' };
 
 /**
@@ -73,6 +74,8 @@ export function actorRecord(actor: Actor): { kind: Actor['kind']; id?: string; r
       return { kind: 'connection', id: actor.connectionId };
     case 'account':
       return { kind: 'account', id: actor.accountId, ...(actor.role && { role: actor.role }) };
+    case 'guest':
+      return { kind: 'guest' };
     case 'system':
       return { kind: 'system' };
   }

@@ -103,6 +103,59 @@ const OrderTypesSchema = Type.Object(
 const PickupMinutes = Type.Integer({ minimum: 0, maximum: 240 });
 const DeliveryMinutes = Type.Integer({ minimum: 0, maximum: 360 });
 
+/** Longest busy period ahead: `busy.until` at most this long after the request. */
+export const maxBusyHours = 24;
+
+/*
+ * Busy mode (decisions.md, Additions beyond the spec): extra minutes on the lead times until
+ * `until`, then over by itself (store.updated with `changed` ["busy"]).
+ */
+const BusyExtraMinutes = Type.Integer({
+  minimum: 5,
+  maximum: 120,
+  description: 'Minutes added to the lead time of every order type while busy.',
+});
+
+const BusySchema = Type.Union(
+  [
+    Type.Object(
+      {
+        extra_minutes: BusyExtraMinutes,
+        until: { ...Timestamp, description: 'When busy mode ends by itself.' },
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Busy mode: while set, `extra_minutes` are added to the lead times (`lead_times` keeps the usual ' +
+      'ones) until `until`; it then ends by itself and `store.updated` reports `busy` changed. null: not ' +
+      'busy (a period whose `until` has passed reads as null at once).',
+  },
+);
+
+const BusyInputSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        extra_minutes: BusyExtraMinutes,
+        until: Type.String({
+          format: 'date-time',
+          description: `When busy mode ends by itself: in the future, at most ${maxBusyHours} hours ahead; with \`Z\` or an offset.`,
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Starts or replaces busy mode (both fields needed): `extra_minutes` (5 to 120) on the lead times ' +
+      'until `until`. null ends it at once.',
+  },
+);
+
 /** The Store resource (spec: Store), fields in the spec's order. */
 export const StoreSchema = Type.Object(
   {
@@ -123,6 +176,7 @@ export const StoreSchema = Type.Object(
       { pickup_minutes: PickupMinutes, delivery_minutes: DeliveryMinutes },
       { additionalProperties: false },
     ),
+    busy: BusySchema,
     min_order: Type.Integer({ minimum: 0 }),
     always_open: Type.Boolean(),
     opening_hours: Type.Array(WeeklyWindowSchema),
@@ -171,6 +225,7 @@ export const StorePatchSchema = Type.Object(
       ),
     ),
     preorders: Type.Optional(Type.Boolean()),
+    busy: Type.Optional(BusyInputSchema),
   },
   {
     additionalProperties: false,
@@ -195,7 +250,9 @@ export const StoreSettingsPatchSchema = Type.Object(
         minItems: 1,
         maxItems: usableOrderStatuses.length,
         description:
-          'The statuses in use, in order, starting with pending; completed and cancelled always follow.',
+          'The non-final statuses in use: at least one of pending, confirmed, preparing, ready, in that ' +
+          'order, none twice (without pending, orders are taken automatically: a new order starts in the ' +
+          'first status listed). completed and cancelled always follow.',
       }),
     ),
     contact: Type.Optional(

@@ -26,6 +26,7 @@ import { localDate, storeStatus } from './schedule.ts';
 import {
   type Closure,
   type ClosureInput,
+  maxBusyHours,
   maxPauseNote,
   type OrderType,
   orderTypes,
@@ -106,6 +107,8 @@ function storeQuery(tenantIds: readonly string[], since: Date, lock: boolean) {
       's.paused',
       's.paused_until',
       's.pause_note',
+      's.busy_extra_minutes',
+      's.busy_until',
     ])
     .select(
       sql<Array<Omit<Closure, 'object'>>>`(
@@ -175,6 +178,8 @@ interface LoadedStore {
   store: Store;
   livemode: boolean;
   plan: Plan;
+  /** A busy period still stored whose `until` has passed (shown as no busy mode): the worker's to end. */
+  endedBusy: Store['busy'];
 }
 
 /**
@@ -200,6 +205,12 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     now,
   );
   const pauseActive = status === 'paused';
+  // Busy mode is over at `until` (as a pause is), even before the worker clears it.
+  const busy =
+    row.busy_extra_minutes === null || row.busy_until === null
+      ? null
+      : { extra_minutes: row.busy_extra_minutes, until: row.busy_until };
+  const busyActive = busy !== null && now < busy.until;
   const store: Store = {
     object: 'store',
     id: tenantId,
@@ -215,6 +226,7 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     order_types: { pickup: row.pickup, delivery: row.delivery, dine_in: row.dine_in },
     order_statuses: [...row.order_statuses, ...finalOrderStatuses],
     lead_times: { pickup_minutes: row.pickup_minutes, delivery_minutes: row.delivery_minutes },
+    busy: busyActive ? busy : null,
     min_order: row.min_order,
     always_open: row.always_open,
     opening_hours: row.opening_hours,
@@ -224,11 +236,26 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     address: addressOf(row.address_line, row.country),
     location: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon },
   };
-  return { store, livemode: row.livemode, plan: row.plan };
+  return { store, livemode: row.livemode, plan: row.plan, endedBusy: busyActive ? null : busy };
 }
 
 export async function getStore(ctx: Ctx): Promise<Store> {
   return (await loadStore(ctx, false)).store;
+}
+
+/**
+ * Minutes from an order to the earliest time it can be ready: the lead time of its type (dine-in
+ * has none) plus busy mode's extra minutes while the store is busy. `store` as read (getStore), so
+ * a busy period whose `until` has passed is already null.
+ */
+export function leadMinutes(store: Store, type: OrderType): number {
+  const own =
+    type === 'pickup'
+      ? store.lead_times.pickup_minutes
+      : type === 'delivery'
+        ? store.lead_times.delivery_minutes
+        : 0;
+  return own + (store.busy?.extra_minutes ?? 0);
 }
 
 /** Fields of the Store that are settings (status and the pause have events of their own). */
@@ -237,6 +264,7 @@ const settingFields = [
   'order_types',
   'order_statuses',
   'lead_times',
+  'busy',
   'min_order',
   'always_open',
   'opening_hours',
@@ -278,15 +306,40 @@ async function record(ctx: Ctx, type: EventType, { store, livemode }: LoadedStor
   });
 }
 
+const hourMs = 60 * 60 * 1000;
+
+/*
+ * PATCH's `busy` as stored: null ends busy mode; a period replaces the one before, its `until` in
+ * the future and at most 24 hours ahead (else 400 on `busy.until`). The schema has checked
+ * `extra_minutes` (5 to 120, the table's check too) and that `until` is a timestamp with a zone.
+ */
+function busyColumns(busy: Exclude<StorePatch['busy'], undefined>, now: Date) {
+  if (busy === null) return { busy_extra_minutes: null, busy_until: null };
+  const until = parseTimestamp(busy.until);
+  if (until === null)
+    throw new ApiError('invalid_request', 'busy.until is no instant.', { param: 'busy.until' });
+  if (until <= now)
+    throw new ApiError('invalid_request', 'busy.until must be in the future.', { param: 'busy.until' });
+  if (until.getTime() - now.getTime() > maxBusyHours * hourMs)
+    throw new ApiError('invalid_request', `busy.until must be at most ${maxBusyHours} hours ahead.`, {
+      param: 'busy.until',
+    });
+  return { busy_extra_minutes: busy.extra_minutes, busy_until: until };
+}
+
 /**
- * PATCH /store (the API sends its three fields; the dashboard may send the owner's settings too):
- * only the sent fields change. Switching an order type on needs a plan that includes it (403
+ * PATCH /store (the API sends its fields; the dashboard may send the owner's settings too): only
+ * the sent fields change. Switching an order type on needs a plan that includes it (403
  * plan_required on `order_types.<type>`); switching off is always allowed.
  */
 export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPatch): Promise<Store> {
   const settings: StoreSettingsPatch = patch;
   if (settings.order_statuses !== undefined) checkOrderStatuses(settings.order_statuses);
-  const before = await loadStore(ctx, true);
+  const busy = settings.busy === undefined ? undefined : busyColumns(settings.busy, ctx.clock.now());
+  let before = await loadStore(ctx, true);
+  // A busy period that ended by itself, not yet cleared by the worker, is announced before this
+  // write replaces it: every period that ends by itself is reported once.
+  if (busy !== undefined) before = await endBusy(ctx, before);
   const { plan } = before;
   for (const type of orderTypes) {
     const feature = orderTypeFeatures[type];
@@ -309,6 +362,7 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
       ...(settings.default_table_seats === undefined
         ? {}
         : { default_table_seats: settings.default_table_seats }),
+      ...busy,
       updated_at: ctx.clock.now(),
     })
     .where('tenant_id', '=', before.store.id)
@@ -505,4 +559,49 @@ export async function liftEndedPauses(db: Db, clock: Clock): Promise<number> {
     );
   }
   return ended.length;
+}
+
+/**
+ * Ends the store's busy period if its `until` has passed: clears it and records store.updated with
+ * `changed` ["busy"] and `previous` the period (recordUpdate would see no change: the store has
+ * shown it as null since `until`), by the system whoever's write comes across it: it ended by
+ * itself. Answers the store after.
+ */
+async function endBusy(ctx: Ctx, before: LoadedStore): Promise<LoadedStore> {
+  if (before.endedBusy === null) return before;
+  await ctx.db
+    .updateTable('stores')
+    .set({ busy_extra_minutes: null, busy_until: null, updated_at: ctx.clock.now() })
+    .where('tenant_id', '=', before.store.id)
+    .execute();
+  const after = await loadStore(ctx, false);
+  await record({ ...ctx, actor: { kind: 'system' } }, 'store.updated', after, {
+    changed: ['busy'],
+    previous: { busy: before.endedBusy },
+  });
+  return after;
+}
+
+/**
+ * Ends the busy periods whose `until` has passed (worker job: busy mode ends by itself), each in a
+ * transaction of its own. Answers how many it ended.
+ */
+export async function clearEndedBusyPeriods(db: Db, clock: Clock): Promise<number> {
+  const ended = await db
+    .selectFrom('stores')
+    .select('tenant_id')
+    .where('busy_until', '<=', clock.now())
+    .limit(100)
+    .execute();
+  let count = 0;
+  for (const { tenant_id } of ended) {
+    count += await writeTransaction(db, async (trx) => {
+      const ctx: Ctx = { db: trx, clock, tenantId: tenant_id, actor: { kind: 'system' } };
+      const before = await loadStore(ctx, true);
+      if (before.endedBusy === null) return 0;
+      await endBusy(ctx, before);
+      return 1;
+    });
+  }
+  return count;
 }

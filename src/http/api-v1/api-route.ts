@@ -57,6 +57,11 @@ export interface ApiRoute<S extends FastifySchema = FastifySchema> {
    * from the list for `GET /events/{id}`); the Postman collection passes them on.
    */
   readonly links?: RouteShorthandOptions['links'];
+  /**
+   * A request without any body (no Content-Type either) reads as `{}`: the order moves, whose body
+   * is "empty or `{}`" (decisions.md). Elsewhere an operation with a body schema needs a body.
+   */
+  readonly bodyMayBeAbsent?: true;
   /** Body limit in bytes when not the default 64 KB. */
   readonly bodyLimit?: number;
   /**

@@ -87,6 +87,12 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         state.set(request, { auth, heldKey: null });
       },
       preValidation: async (request) => {
+        if (
+          route.bodyMayBeAbsent &&
+          request.body === undefined &&
+          request.headers['content-type'] === undefined
+        )
+          request.body = {};
         // An operation without a body schema takes no body (an empty object is tolerated).
         if (route.schema.body === undefined && request.body !== undefined) {
           const { body } = request;

@@ -17,6 +17,8 @@ const tagDescriptions: Record<string, string> = {
   Events:
     'Changes in the restaurant, fetched by polling in commit order (the same envelopes as webhooks): the events the token’s read scopes allow, plus the connection’s own `app.*` events, kept 30 days.',
   Menu: 'The restaurant’s menu: categories, products, option groups and options, each by position, sold-out items included. Each app sees only its own `external_id`s; changes are reported as `menu.*` events.',
+  Orders:
+    'What guests order, once it exists for apps (placed to pay on site, or paid online): read and poll them, take them over with your own reference (acknowledge), and move them through the statuses the restaurant uses; changes are reported as `order.*` events.',
   Store:
     'Whether the restaurant takes orders now and what decides it: weekly hours, special days and pauses in the restaurant’s time zone, order types, lead times and preorders.',
   Tables:

@@ -3,6 +3,7 @@ import { deleteConnection } from './connection.route.ts';
 import { getEventRoute, listEventsRoute } from './events.route.ts';
 import { getMe } from './me.route.ts';
 import { menuRoutes } from './menu.route.ts';
+import { orderRoutes } from './orders.route.ts';
 import { storeRoutes } from './store.route.ts';
 import { listAreasRoute, listTablesRoute } from './tables.route.ts';
 
@@ -12,6 +13,7 @@ export const apiV1Routes: readonly ApiRoute[] = [
   deleteConnection,
   listEventsRoute,
   getEventRoute,
+  ...orderRoutes,
   ...storeRoutes,
   listTablesRoute,
   listAreasRoute,

@@ -56,11 +56,13 @@ export const patchStoreRoute = apiRoute({
   auth: write,
   schema: {
     operationId: 'updateStore',
-    summary: 'Change lead times, order types or preorders',
+    summary: 'Change lead times, order types, preorders or busy mode',
     description:
       'Only the sent fields change. Switching an order type on needs a plan that includes it (`dine_in`: ' +
-      'Pro and up), else 403 `plan_required` with `param`. Emits `store.updated` with `changed` and ' +
-      `\`previous\` when something changed.${collisionNote}`,
+      'Pro and up), else 403 `plan_required` with `param`. `busy` starts or replaces busy mode: ' +
+      '`extra_minutes` (5 to 120) on the lead times until `until` (in the future, at most 24 hours ahead, ' +
+      'else 400 on `busy.until`); it then ends by itself with `store.updated`; null ends it now. Emits ' +
+      `\`store.updated\` with \`changed\` and \`previous\` when something changed.${collisionNote}`,
     tags: ['Store'],
     body: StorePatchSchema,
     response: { ...store200, ...writeErrors },

@@ -44,6 +44,15 @@ export const consoleSessions: SessionSurface = {
   cookie: { name: 'servery_console_session', path: '/console', sameSite: 'strict' },
   mayUse: isDeveloper,
 };
+/**
+ * A developer's look at their test restaurant's storefront (`/s/...`): the console session, carried
+ * by a cookie of its own that the console sets when the developer opens the storefront from it
+ * (the console's cookie goes to `/console` only). It ends with the console session.
+ */
+export const storefrontPreviewSessions: SessionSurface = {
+  cookie: { name: 'servery_storefront_preview', path: '/s', sameSite: 'strict' },
+  mayUse: isDeveloper,
+};
 /** The restaurant dashboard: any account; what it sees is decided per restaurant. */
 export const dashboardSessions: SessionSurface = {
   cookie: { name: 'servery_dashboard_session', path: '/dashboard', sameSite: 'strict' },

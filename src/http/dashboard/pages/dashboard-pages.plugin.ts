@@ -5,13 +5,14 @@ import { dashboardSessions } from '../../shared/sessions.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
 import { menuPages } from './menu-pages.ts';
+import { ordersPages } from './orders-page.ts';
 import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
 
 /*
  * The restaurant dashboard's pages at `/dashboard` (its JSON API is at `/dashboard/api`): sign-in
  * for any account, the restaurants it is an owner or staff member of, and each restaurant's page
- * with the navigation to its sections, and its menu editor (menu-pages.ts). Another restaurant is
- * a 404, as if it did not exist.
+ * with the navigation to its sections, its menu editor (menu-pages.ts) and its order board
+ * (orders-page.ts). Another restaurant is a 404, as if it did not exist.
  * Pages are in the person's language (footer links, else the browser's), not the restaurant's:
  * that is the language of its guests.
  */
@@ -51,4 +52,5 @@ export async function dashboardPagesPlugin(
   );
 
   menuPages(app, signedInPage);
+  ordersPages(app, signedInPage);
 }

@@ -3,9 +3,12 @@ import type { Role } from '../../../domain/shared/context.ts';
 import { messagePage, type NavItem, type PageView, sendPage } from '../../web/page.ts';
 
 /** The restaurant's pages with a link; the others are still to come (shown as text). */
-type Section = 'overview' | 'menu';
+type Section = 'overview' | 'menu' | 'orders';
 
-/** A restaurant's navigation: the menu is linked for owners, who edit it (menuEditors). */
+/**
+ * A restaurant's navigation: the orders are linked for owners and staff (the kitchen), the menu
+ * for owners, who edit it (menuEditors).
+ */
 export function restaurantNavigation(
   view: PageView,
   restaurantId: string,
@@ -15,9 +18,10 @@ export function restaurantNavigation(
   const home = `/dashboard/restaurants/${restaurantId}`;
   return [
     { label: view.t('nav.overview'), href: home, current: current === 'overview' },
-    ...(['store', 'tables', 'webhooks', 'orders'] as const).map((section) => ({
+    ...(['store', 'tables', 'webhooks'] as const).map((section) => ({
       label: view.t(`nav.${section}`),
     })),
+    { label: view.t('nav.orders'), href: `${home}/orders`, current: current === 'orders' },
     role === 'owner'
       ? { label: view.t('nav.menu'), href: `${home}/menu`, current: current === 'menu' }
       : { label: view.t('nav.menu') },

@@ -1,0 +1,360 @@
+import { randomInt } from 'node:crypto';
+import { sql } from 'kysely';
+import { recordEvent } from '../events/events.store.ts';
+import { isLive } from '../menu/menu-writes.ts';
+import { taxRatesIn } from '../menu/tax-rates.ts';
+import type { Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { requireFeature } from '../shared/plans.ts';
+import type { Plan } from '../shared/scopes.ts';
+import { parseTimestamp } from '../shared/timestamps.ts';
+import { storeStatus } from '../store/schedule.ts';
+import type { Store } from '../store/store.schema.ts';
+import { getStore, leadMinutes } from '../store/store.service.ts';
+import { orderMoney } from './order-amounts.ts';
+import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
+import { guestOrderOf, itemsOf, type OrderRow, orderOf, tenantOf } from './order-rows.ts';
+
+/*
+ * A guest places an order (storefront or table QR code). Everything a real restaurant checks, each
+ * refusal naming its field, and nothing written unless all pass:
+ * - the order type is switched on (400 `type`) and in the plan (403 plan_required `type`); dine-in
+ *   names a table by the key of its QR code (400 `table_key`), delivery an address (400 `delivery`);
+ * - as soon as possible only while the store is open (for delivery: in its delivery hours, when it
+ *   has any); otherwise a preorder: `requested_for` at least the lead time ahead (with busy mode's
+ *   extra minutes), at most 14 days ahead, at a time the store is open and not paused, and only
+ *   where the store takes preorders (409 slot_unavailable `requested_for`);
+ * - every product and option exists on the menu and is available (400 on the item's field); an
+ *   option belongs to one of the product's groups, and each group's choice count is within its
+ *   min_select..max_select (400 `items[i].option_ids`);
+ * - prices and VAT rates come from the menu at this moment (dine-in or takeaway rate by type),
+ *   never from the guest; `expected_total`, when sent, must equal what they make (400);
+ * - a delivery reaches the store's minimum order (400 `items`).
+ * The order starts in the first status the restaurant uses. Paid on site, it exists at once
+ * (order.created); paid online, it waits for the payment (domain/payments) and expires without it.
+ */
+
+/** The largest total an order may come to (its amounts are 32-bit integers in the database). */
+export const maxOrderTotal = 1_000_000_000;
+
+/** How long an online order waits for its payment before it is abandoned. */
+export const paymentWindowMs = 30 * 60_000;
+const preorderHorizonMs = 14 * 24 * 3600_000;
+
+/** Order codes: no 0/O, 1/I/L, 2/Z, 5/S, 8/B, so a code read aloud or off a screen is never mistaken. */
+const codeAlphabet = 'ACDEFGHJKMNPQRTUVWXY34679';
+
+function newCode(length: number): string {
+  let code = '';
+  for (let i = 0; i < length; i += 1) code += codeAlphabet[randomInt(codeAlphabet.length)];
+  return code;
+}
+
+function refuse(code: 'invalid_request' | 'slot_unavailable', message: string, param: string): ApiError {
+  return new ApiError(code, message, { param });
+}
+
+/**
+ * `anyHour`: the store's hours and pause are not checked (a developer's test order from the
+ * console, at whatever hour they try the flow); every other rule is.
+ */
+export async function placeOrder(
+  ctx: Ctx,
+  input: PlaceOrderInput,
+  options: { anyHour?: boolean } = {},
+): Promise<PlacedOrder> {
+  const tenantId = tenantOf(ctx);
+  const now = ctx.clock.now();
+  const store = await getStore(ctx);
+  const { plan, livemode } = await restaurantOf(ctx);
+  checkType(store, plan, input);
+  const table = input.type === 'dine_in' ? await tableByKey(ctx, input.table_key) : null;
+  const requestedFor = options.anyHour ? null : checkTime(store, input, now);
+  const lines = await pricedLines(ctx, input, now);
+  const subtotal = lines.reduce((sum, line) => sum + line.line_total, 0);
+  if (input.type === 'delivery' && subtotal < store.min_order)
+    throw refuse('invalid_request', `Delivery orders start at ${store.min_order} (minor units).`, 'items');
+  if (subtotal + (input.tip ?? 0) > maxOrderTotal)
+    throw refuse('invalid_request', `An order comes to at most ${maxOrderTotal} (minor units).`, 'items');
+  const money = orderMoney(lines, { delivery_fee: 0, service_fee: 0, discount: 0, tip: input.tip ?? 0 });
+  if (input.expected_total !== undefined && input.expected_total !== money.amounts.total)
+    throw refuse(
+      'invalid_request',
+      `The menu's prices make a total of ${money.amounts.total}, not ${input.expected_total}: show the guest the new total.`,
+      'expected_total',
+    );
+
+  const online = input.payment_method === 'online';
+  const guestKey = newSecret('sgk_');
+  const id = newId();
+  const row = {
+    tenant_id: tenantId,
+    id,
+    type: input.type,
+    source: table === null ? ('storefront' as const) : ('table' as const),
+    status: (store.order_statuses[0] ?? 'completed') as OrderRow['status'],
+    listed: !online,
+    payment_method: input.payment_method,
+    payment_state: online ? ('awaiting' as const) : ('open' as const),
+    pay_by: online ? new Date(now.getTime() + paymentWindowMs) : null,
+    paid_at: null,
+    currency: store.currency,
+    ...money.amounts,
+    tax_lines: JSON.stringify(money.tax.lines),
+    requested_for: requestedFor,
+    estimated_ready_at: null,
+    customer_name: input.customer?.name?.trim() || null,
+    customer_phone: input.type === 'dine_in' ? null : input.customer?.phone?.trim() || null,
+    delivery_address: input.type === 'delivery' ? (input.delivery?.address.trim() ?? null) : null,
+    delivery_postal_code: input.type === 'delivery' ? (input.delivery?.postal_code.trim() ?? null) : null,
+    delivery_city: input.type === 'delivery' ? (input.delivery?.city.trim() ?? null) : null,
+    table_id: table?.id ?? null,
+    table_label: table?.label ?? null,
+    note: input.note?.trim() || null,
+    cancel_reason: null,
+    cancelled_by: null,
+    guest_key_hash: sha256(guestKey),
+    created_at: now,
+    updated_at: now,
+  };
+  const saved = await insertWithFreshCode(ctx, row);
+  await ctx.db
+    .insertInto('order_items')
+    .values(
+      lines.map((line, position) => ({
+        tenant_id: tenantId,
+        order_id: id,
+        id: newId(),
+        position,
+        product_id: line.product_id,
+        name: line.name,
+        quantity: line.quantity,
+        unit_price: line.unit_price,
+        line_total: line.line_total,
+        tax_rate_bps: line.tax_rate_bps,
+        options: JSON.stringify(line.options),
+      })),
+    )
+    .execute();
+  const items = (await itemsOf(ctx, [id])).get(id) ?? [];
+  if (!online)
+    await recordEvent(ctx, {
+      tenantId,
+      type: 'order.created',
+      connectionId: null,
+      livemode,
+      data: { object: orderOf(saved, items) },
+    });
+  return { object: 'placed_order', order: guestOrderOf(saved, items), guest_key: guestKey };
+}
+
+async function restaurantOf(ctx: Ctx): Promise<{ plan: Plan; livemode: boolean }> {
+  const { plan } = await ctx.db
+    .selectFrom('restaurants')
+    .select('plan')
+    .where('id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  return { plan: plan as Plan, livemode: await isLive(ctx) };
+}
+
+function checkType(store: Store, plan: Plan, input: PlaceOrderInput): void {
+  if (input.type === 'dine_in') requireFeature(plan, 'dine_in', 'type');
+  if (!store.order_types[input.type])
+    throw refuse('invalid_request', `This restaurant does not take ${input.type} orders now.`, 'type');
+  if (input.type === 'delivery' && input.delivery === undefined)
+    throw refuse('invalid_request', 'A delivery needs the address.', 'delivery');
+  if (input.type === 'delivery')
+    for (const field of ['address', 'postal_code', 'city'] as const)
+      if (input.delivery?.[field].trim() === '')
+        throw refuse('invalid_request', `The delivery ${field} is missing.`, `delivery.${field}`);
+  if (input.type !== 'dine_in' && input.table_key !== undefined)
+    throw refuse('invalid_request', 'A table key goes only with dine-in orders.', 'table_key');
+}
+
+async function tableByKey(ctx: Ctx, key: string | undefined): Promise<{ id: string; label: string }> {
+  if (key === undefined)
+    throw refuse('invalid_request', 'A dine-in order needs its table’s key.', 'table_key');
+  const table = await ctx.db
+    .selectFrom('store_tables')
+    .select(['id', 'label'])
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('qr_key', '=', key)
+    .executeTakeFirst();
+  if (!table) throw refuse('invalid_request', 'No table of this restaurant has this key.', 'table_key');
+  return table;
+}
+
+/** The order's time: null for as soon as possible, else the checked preorder time. */
+function checkTime(store: Store, input: PlaceOrderInput, now: Date): Date | null {
+  const param = 'requested_for';
+  const hours =
+    input.type === 'delivery' && store.delivery_hours.length > 0 ? store.delivery_hours : store.opening_hours;
+  const schedule = {
+    timezone: store.timezone,
+    alwaysOpen: store.always_open && !(input.type === 'delivery' && store.delivery_hours.length > 0),
+    openingHours: hours,
+    specialDays: store.closures,
+  };
+  const pause = { paused: store.status === 'paused', until: store.paused_until };
+  if (input.requested_for === undefined || input.requested_for === null) {
+    if (storeStatus(schedule, pause, now).status !== 'open')
+      throw refuse(
+        'slot_unavailable',
+        store.preorders
+          ? 'The restaurant is not taking orders now: choose a later time (requested_for).'
+          : 'The restaurant is not taking orders now.',
+        param,
+      );
+    return null;
+  }
+  if (!store.preorders) throw refuse('invalid_request', 'This restaurant takes no orders for later.', param);
+  const at = parseTimestamp(input.requested_for);
+  if (at === null) throw refuse('invalid_request', 'requested_for is no instant.', param);
+  const earliest = now.getTime() + leadMinutes(store, input.type) * 60_000;
+  if (at.getTime() < earliest)
+    throw refuse('slot_unavailable', `The earliest time is ${new Date(earliest).toISOString()}.`, param);
+  if (at.getTime() > now.getTime() + preorderHorizonMs)
+    throw refuse('slot_unavailable', 'Orders are taken at most 14 days ahead.', param);
+  if (storeStatus(schedule, pause, at).status !== 'open')
+    throw refuse('slot_unavailable', 'The restaurant is not open at that time.', param);
+  return at;
+}
+
+interface PricedLine {
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price: number;
+  line_total: number;
+  tax_rate_bps: number | null;
+  options: { id: string; name: string; price_delta: number; group_id: string; group_name: string }[];
+}
+
+/** The order's lines priced from the menu now, every product, option and choice count checked. */
+async function pricedLines(ctx: Ctx, input: PlaceOrderInput, now: Date): Promise<PricedLine[]> {
+  const tenantId = tenantOf(ctx);
+  const productIds = [...new Set(input.items.map((item) => item.product_id))];
+  const products = await ctx.db
+    .selectFrom('menu_products as p')
+    .leftJoin('menu_categories as c', (join) =>
+      join.onRef('c.tenant_id', '=', 'p.tenant_id').onRef('c.id', '=', 'p.category_id'),
+    )
+    .select([
+      'p.id',
+      'p.name',
+      'p.price',
+      'p.available',
+      'p.unavailable_until',
+      'p.tax_class',
+      'c.tax_class as category_tax_class',
+    ])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.id', 'in', productIds)
+    .execute();
+  const productById = new Map(products.map((product) => [product.id, product]));
+  // A product's groups: its own, and the shared ones it links.
+  const groups = await ctx.db
+    .selectFrom('menu_option_groups as g')
+    .leftJoin('menu_product_option_groups as l', (join) =>
+      join.onRef('l.tenant_id', '=', 'g.tenant_id').onRef('l.group_id', '=', 'g.id'),
+    )
+    .select([
+      'g.id',
+      'g.name',
+      'g.min_select',
+      'g.max_select',
+      sql<string>`coalesce(g.product_id, l.product_id)`.as('product_id'),
+    ])
+    .where('g.tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('g.product_id', 'in', productIds), eb('l.product_id', 'in', productIds)]))
+    .execute();
+  const groupIds = [...new Set(groups.map((group) => group.id))];
+  const options =
+    groupIds.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom('menu_options')
+          .select(['id', 'group_id', 'name', 'price_delta', 'available', 'unavailable_until'])
+          .where('tenant_id', '=', tenantId)
+          .where('group_id', 'in', groupIds)
+          .execute();
+  const optionById = new Map(options.map((option) => [option.id, option]));
+  const rates = await taxRatesIn(ctx);
+  const onSale = (thing: { available: boolean; unavailable_until: Date | null }) =>
+    thing.available || (thing.unavailable_until !== null && thing.unavailable_until <= now);
+
+  return input.items.map((item, index) => {
+    const param = `items[${index}]`;
+    const product = productById.get(item.product_id);
+    if (!product) throw refuse('invalid_request', 'No such product on the menu.', `${param}.product_id`);
+    if (!onSale(product))
+      throw refuse('invalid_request', `${product.name} is sold out.`, `${param}.product_id`);
+    const productGroups = groups.filter((group) => group.product_id === product.id);
+    const chosen = (item.option_ids ?? []).map((optionId) => {
+      const option = optionById.get(optionId);
+      const group = option && productGroups.find((candidate) => candidate.id === option.group_id);
+      if (!option || !group)
+        throw refuse(
+          'invalid_request',
+          `Option ${optionId} is not one of ${product.name}'s.`,
+          `${param}.option_ids`,
+        );
+      if (!onSale(option))
+        throw refuse('invalid_request', `${option.name} is sold out.`, `${param}.option_ids`);
+      return {
+        id: option.id,
+        name: option.name,
+        price_delta: option.price_delta,
+        group_id: group.id,
+        group_name: group.name,
+      };
+    });
+    for (const group of productGroups) {
+      const count = chosen.filter((option) => option.group_id === group.id).length;
+      if (count < group.min_select || count > group.max_select)
+        throw refuse(
+          'invalid_request',
+          `${group.name}: choose ${group.min_select === group.max_select ? group.min_select : `${group.min_select} to ${group.max_select}`}, not ${count}.`,
+          `${param}.option_ids`,
+        );
+    }
+    const unitPrice = product.price + chosen.reduce((sum, option) => sum + option.price_delta, 0);
+    if (unitPrice < 0)
+      throw refuse(
+        'invalid_request',
+        `${product.name} costs less than nothing with these options.`,
+        `${param}.option_ids`,
+      );
+    const taxRates = rates(product.tax_class ?? product.category_tax_class ?? 'food');
+    return {
+      product_id: product.id,
+      name: product.name,
+      quantity: item.quantity,
+      unit_price: unitPrice,
+      line_total: unitPrice * item.quantity,
+      tax_rate_bps: input.type === 'dine_in' ? taxRates.dine_in_bps : taxRates.takeaway_bps,
+      options: chosen,
+    };
+  });
+}
+
+/** Inserts the order under a code no other order of the restaurant has: four characters, longer once they run short. */
+async function insertWithFreshCode(
+  ctx: Ctx,
+  row: Omit<Parameters<typeof insertOrder>[1], 'code'>,
+): Promise<OrderRow> {
+  for (let attempt = 0; ; attempt += 1) {
+    const saved = await insertOrder(ctx, { ...row, code: newCode(attempt < 5 ? 4 : 6) });
+    if (saved) return saved;
+  }
+}
+
+async function insertOrder(ctx: Ctx, row: Omit<OrderRow, 'tax_lines'> & { tax_lines: string }) {
+  return ctx.db
+    .insertInto('orders')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['tenant_id', 'code']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}

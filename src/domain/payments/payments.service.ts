@@ -1,0 +1,162 @@
+import type { Db } from '../../db/client.ts';
+import { recordEvent } from '../events/events.store.ts';
+import { isLive } from '../menu/menu-writes.ts';
+import { itemsOf, type OrderRow, orderOf } from '../orders/order-rows.ts';
+import type { Clock, Ctx } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { newId, sha256 } from '../shared/ids.ts';
+import type { PaymentProvider, StartedPayment } from './payment-provider.ts';
+
+/*
+ * Online payments of orders:
+ * - an online order waits for its payment ('awaiting'), seen only by its guest; starting the
+ *   payment asks the provider once per order (again: the same payment), outside any transaction;
+ * - a confirmed payment makes the order exist for the API: it is listed, `order.created` then
+ *   `order.paid` are recorded. A confirmation arriving twice (the provider retrying, a race of
+ *   two deliveries) records once: the payment's row is locked and a succeeded payment stays so;
+ * - a failed payment leaves the order waiting: the guest may try again until it expires;
+ * - an order whose payment never came is abandoned after the payment window (no events: it never
+ *   existed for the API). A payment confirmed after that still counts: the guest has paid.
+ */
+
+export interface GuestPayment {
+  object: 'payment';
+  provider: PaymentProvider['name'];
+  reference: string;
+  client_secret: string | null;
+  publishable_key: string | null;
+}
+
+/** The order a guest's key opens, in the ctx's restaurant. */
+export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<OrderRow> {
+  const row = await ctx.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('tenant_id', '=', ctx.tenantId as string)
+    .where('guest_key_hash', '=', sha256(guestKey))
+    .executeTakeFirst();
+  if (!row) throw new ApiError('not_found', 'No order with this key.');
+  return row;
+}
+
+/** Starts the online payment of the guest's order at `provider` (ctx outside a transaction). */
+export async function startPayment(
+  ctx: Ctx,
+  provider: PaymentProvider,
+  guestKey: string,
+): Promise<GuestPayment> {
+  const order = await orderByGuestKey(ctx, guestKey);
+  if (order.payment_method !== 'online')
+    throw new ApiError('invalid_request', 'This order is paid on site.', { param: 'payment_method' });
+  if (order.payment_state !== 'awaiting')
+    throw new ApiError(
+      'invalid_transition',
+      order.payment_state === 'paid'
+        ? 'This order is paid already.'
+        : 'This order expired unpaid: order again.',
+    );
+  const { name } = await ctx.db
+    .selectFrom('restaurants')
+    .select('name')
+    .where('id', '=', order.tenant_id)
+    .executeTakeFirstOrThrow();
+  const started: StartedPayment = await provider.start({
+    tenantId: order.tenant_id,
+    orderId: order.id,
+    amount: order.total,
+    currency: order.currency,
+    description: `${name} ${order.code}`,
+  });
+  const now = ctx.clock.now();
+  await ctx.db
+    .insertInto('order_payments')
+    .values({
+      tenant_id: order.tenant_id,
+      id: newId(),
+      order_id: order.id,
+      provider: provider.name,
+      reference: started.reference,
+      status: 'pending',
+      amount: order.total,
+      currency: order.currency,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['provider', 'reference']).doNothing())
+    .execute();
+  return {
+    object: 'payment',
+    provider: provider.name,
+    reference: started.reference,
+    client_secret: started.clientSecret,
+    publishable_key: provider.publishableKey,
+  };
+}
+
+export type PaymentOutcome = 'succeeded' | 'failed';
+
+/**
+ * What the provider reports of a payment, in one transaction of `db`. Returns false for a payment
+ * Servery does not know (another system's, on a shared provider account).
+ */
+export async function recordPaymentOutcome(
+  db: Db,
+  clock: Clock,
+  provider: PaymentProvider['name'],
+  reference: string,
+  outcome: PaymentOutcome,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const payment = await trx
+      .selectFrom('order_payments')
+      .selectAll()
+      .where('provider', '=', provider)
+      .where('reference', '=', reference)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!payment) return false;
+    if (payment.status === 'succeeded') return true;
+    const now = clock.now();
+    await trx
+      .updateTable('order_payments')
+      .set({ status: outcome, updated_at: now })
+      .where('tenant_id', '=', payment.tenant_id)
+      .where('id', '=', payment.id)
+      .execute();
+    if (outcome === 'failed') return true;
+    const ctx: Ctx = { db: trx, clock, tenantId: payment.tenant_id, actor: { kind: 'system' } };
+    const paid = await trx
+      .updateTable('orders')
+      .set({ payment_state: 'paid', listed: true, paid_at: now, updated_at: now })
+      .where('tenant_id', '=', payment.tenant_id)
+      .where('id', '=', payment.order_id)
+      .where('payment_state', 'in', ['awaiting', 'abandoned'])
+      .returningAll()
+      .executeTakeFirst();
+    if (!paid) return true;
+    const items = (await itemsOf(ctx, [paid.id])).get(paid.id) ?? [];
+    const object = orderOf(paid, items);
+    const livemode = await isLive(ctx);
+    for (const type of ['order.created', 'order.paid'] as const)
+      await recordEvent(ctx, {
+        tenantId: paid.tenant_id,
+        type,
+        connectionId: null,
+        livemode,
+        data: { object },
+      });
+    return true;
+  });
+}
+
+/** Abandons the online orders whose payment window has passed; returns how many. */
+export async function expireUnpaidOrders(db: Db, clock: Clock): Promise<number> {
+  const now = clock.now();
+  const expired = await db
+    .updateTable('orders')
+    .set({ payment_state: 'abandoned', updated_at: now })
+    .where('payment_state', '=', 'awaiting')
+    .where('pay_by', '<=', now)
+    .executeTakeFirst();
+  return Number(expired.numUpdatedRows);
+}

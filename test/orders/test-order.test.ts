@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, call, developerSession, json, type TestApp } from '../harness.ts';
+import { assertError, ok } from '../menu/menu-helpers.ts';
+import {
+  guest,
+  type OrderingTenant,
+  orderingTenant,
+  pickupOrder,
+  storefrontPreview,
+} from './order-helpers.ts';
+
+describe('test restaurants', () => {
+  let t: TestApp;
+  let test: OrderingTenant;
+  let live: OrderingTenant;
+  before(async () => {
+    t = await buildTestApp();
+    test = await orderingTenant(t, { livemode: false });
+    live = await orderingTenant(t);
+  });
+  after(() => t.close());
+
+  it('have a storefront only their developers see, opened from the console', async () => {
+    assertError(await guest(t, test.slug, 'GET', '/store'), 404, 'not_found');
+    assertError(await guest(t, test.slug, 'POST', '/orders', pickupOrder(test)), 404, 'not_found');
+    const console = await developerSession(t, test, 'console');
+    assertError(await guest(t, test.slug, 'GET', '/store', undefined, { cookie: console }), 404, 'not_found');
+    const cookie = await storefrontPreview(t, test);
+    const store = await guest(t, test.slug, 'GET', '/store', undefined, { cookie });
+    assert.equal(store.statusCode, 200, store.body);
+    assert.equal(json(store).livemode, false);
+    const placed = await guest(t, test.slug, 'POST', '/orders', pickupOrder(test), { cookie });
+    assert.equal(placed.statusCode, 201, placed.body);
+  });
+
+  it('take a one-click test order from the console, even while closed, and its events follow', async () => {
+    const cookie = await developerSession(t, test, 'console');
+    await ok(t, test.token, 'PUT', '/store/hours', { always_open: false, opening_hours: [] }, 200);
+    const res = await call(
+      t.app,
+      'POST',
+      `/console/api/restaurants/${test.restaurantId}/test-orders`,
+      cookie,
+      {},
+    );
+    assert.equal(res.statusCode, 201, res.body);
+    const { order } = json(res);
+    const seen = await ok(t, test.token, 'GET', `/orders/${order.id}`);
+    assert.equal(seen.status, 'pending');
+    assert.equal(seen.items.length, 2);
+    // The lemonade's size group needs one option: the test order picks one.
+    const lemonade = seen.items.find((item: { name: string }) => item.name === 'Lemonade');
+    assert.equal(lemonade?.options.length, 1);
+    const events = await ok(t, test.token, 'GET', '/events?types=order.created&limit=100');
+    const created = events.data.find(
+      (e: { data: { object: { id: string } } }) => e.data.object.id === order.id,
+    );
+    assert.equal(created?.livemode, false);
+  });
+
+  it('take a test order from the console page in one click, which opens its storefront page', async () => {
+    const cookie = await developerSession(t, test, 'console');
+    const home = await t.app.inject({ method: 'GET', url: '/console', headers: { cookie } });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(home.body)?.[1] as string;
+    assert.match(
+      home.body,
+      new RegExp(`action="/console/test-restaurants/${test.restaurantId}/test-orders"`),
+    );
+    const csrfCookie = home.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: `/console/test-restaurants/${test.restaurantId}/test-orders`,
+      headers: { cookie: `${cookie}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(csrf)}`,
+    });
+    assert.equal(placed.statusCode, 303, placed.body);
+    const to = placed.headers.location as string;
+    assert.match(to, new RegExp(`^/s/${test.slug}/o/sgk_`));
+    const preview = placed.cookies.find((c) => c.name === 'servery_storefront_preview');
+    const page = await t.app.inject({
+      method: 'GET',
+      url: to,
+      headers: { cookie: `servery_storefront_preview=${preview?.value}` },
+    });
+    assert.equal(page.statusCode, 200, page.body);
+    // Another developer's console finds no such restaurant: nothing is placed.
+    const orders = await ok(t, test.token, 'GET', '/orders?limit=100');
+    const other = await developerSession(t, live, 'console');
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/console/test-restaurants/${live.restaurantId}/test-orders`,
+      headers: { cookie: `${other}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(csrf)}`,
+    });
+    assert.notEqual(refused.statusCode, 201);
+    assert.equal((await ok(t, test.token, 'GET', '/orders?limit=100')).data.length, orders.data.length);
+  });
+
+  it('are the only restaurants with test orders', async () => {
+    const cookie = await developerSession(t, live, 'console');
+    const res = await call(
+      t.app,
+      'POST',
+      `/console/api/restaurants/${live.restaurantId}/test-orders`,
+      cookie,
+      {},
+    );
+    assertError(res, 404, 'not_found');
+  });
+});

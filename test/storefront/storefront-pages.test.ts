@@ -1,0 +1,458 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { createTable } from '../../src/domain/store/tables.service.ts';
+import {
+  buildTestApp,
+  developerSession,
+  openTestDatabase,
+  type TestApp,
+  TestClock,
+  testBaseUrl,
+} from '../harness.ts';
+import { ok } from '../menu/menu-helpers.ts';
+import { type OrderingTenant, orderingTenant, storefrontPreview } from '../orders/order-helpers.ts';
+
+/*
+ * The storefront's pages over HTTP: the menu, a product's options, the cart priced from the menu,
+ * checkout through placeOrder (errors beside their fields, nothing created), the test payment, the
+ * order's page, table QR links, test restaurants, the restaurant's own host, posts from elsewhere.
+ */
+
+/** A guest's browser: keeps the cookies the pages set, sends forms as a browser does. */
+class Guest {
+  readonly cookies = new Map<string, string>();
+  readonly t: TestApp;
+  readonly headers: Record<string, string>;
+  constructor(t: TestApp, headers: Record<string, string> = {}) {
+    this.t = t;
+    this.headers = headers;
+  }
+
+  async send(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form ?? {}))
+      for (const item of [value].flat()) body.append(name, item);
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await this.t.app.inject({
+      method,
+      url,
+      headers: {
+        ...this.headers,
+        ...(cookie && { cookie }),
+        ...(form && { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      ...(form && { payload: body.toString() }),
+    });
+    for (const set of res.cookies as { name: string; value: string }[]) this.cookies.set(set.name, set.value);
+    return res;
+  }
+  get = (url: string) => this.send('GET', url);
+  post = (url: string, form: Record<string, string | string[]>) => this.send('POST', url, form);
+}
+
+/** The element's text (tags dropped, spaces collapsed) of every match of `pattern` in the page. */
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, ' ');
+
+function seeOther(res: LightMyRequestResponse, location: RegExp | string): string {
+  assert.equal(res.statusCode, 303, res.body);
+  const to = String(res.headers.location);
+  if (typeof location === 'string') assert.equal(to, location);
+  else assert.match(to, location);
+  return to;
+}
+
+const ordersSeen = async (t: TestApp, tenant: OrderingTenant) =>
+  (await ok(t, tenant.token, 'GET', '/orders?limit=100')).data;
+
+describe('the storefront pages', () => {
+  let t: TestApp;
+  let tenant: OrderingTenant;
+  let base: string;
+  before(async () => {
+    t = await buildTestApp();
+    tenant = await orderingTenant(t);
+    base = `/s/${tenant.slug}`;
+    await ok(t, tenant.token, 'PATCH', `/menu/products/${tenant.products.pizza}`, {
+      allergens: ['gluten', 'milk'],
+      diets: ['vegetarian'],
+    });
+  });
+  after(() => t.close());
+
+  it('shows the menu by category with prices, labels, sold-out items greyed and links to each product', async () => {
+    const res = await new Guest(t).get(base);
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const page = text(res.body);
+    assert.match(res.body, /<html lang="en">/);
+    assert.match(page, /Open now/);
+    assert.match(page, /Pickup \(ready in about \d+ min\)/);
+    assert.match(page, /Delivery \(in about \d+ min\)/);
+    assert.doesNotMatch(page, /At your table/, 'dine-in only by a table’s QR link');
+    assert.match(page, /Drinks Lemonade €3\.50/);
+    assert.match(
+      page,
+      /Pizza €12\.00 Allergens: Gluten \(cereals\), Milk \(incl\. lactose\) Diets: Vegetarian/,
+    );
+    assert.match(
+      res.body,
+      /<li class="menu-item sold-out">\s*<div class="item-head">\s*<h3><a href="[^"]+">Calzone<\/a><\/h3>\s*<span class="price">€11\.00<\/span>\s*<span class="badge">Sold out<\/span>/,
+    );
+    assert.match(res.body, new RegExp(`href="${base}/p/${tenant.products.pizza}"`));
+    assert.doesNotMatch(page, /Test restaurant/);
+  });
+
+  it('shows pause with its note, busy mode’s extra minutes, and the restaurant’s language', async () => {
+    const other = await orderingTenant(t);
+    await ok(t, other.token, 'POST', '/store/pause', { note: 'Back after the lunch rush' }, 200);
+    await ok(t, other.token, 'PATCH', '/store', {
+      busy: { extra_minutes: 15, until: new Date(t.clock.now().getTime() + 3600_000).toISOString() },
+    });
+    const page = text((await new Guest(t).get(`/s/${other.slug}`)).body);
+    assert.match(page, /Not taking orders right now\. Back after the lunch rush/);
+    assert.match(page, /orders take about 15 minutes longer/);
+    await t.ctx.db
+      .updateTable('restaurants')
+      .set({ language: 'de' })
+      .where('id', '=', other.restaurantId)
+      .execute();
+    const german = (await new Guest(t).get(`/s/${other.slug}`)).body;
+    assert.match(german, /<html lang="de">/);
+    assert.match(text(german), /Nimmt gerade keine Bestellungen an\..*12,00 €/);
+  });
+
+  it('offers radio buttons for a choice of one and checkboxes for several, and checks the choices', async () => {
+    const guest = new Guest(t);
+    const lemonade = (await guest.get(`${base}/p/${tenant.products.lemonade}`)).body;
+    assert.match(
+      lemonade,
+      new RegExp(`type="radio" id="group_[^"]+" name="group_[^"]+" value="${tenant.options.small}"`),
+    );
+    assert.match(text(lemonade), /Size Choose 1\./);
+    assert.match(text(lemonade), /Large \(\+€1\.00\)/);
+    const pizza = (await guest.get(`${base}/p/${tenant.products.pizza}`)).body;
+    assert.match(
+      pizza,
+      new RegExp(`type="checkbox" id="[^"]+" name="group_[^"]+" value="${tenant.options.olives}"`),
+    );
+    assert.match(text(pizza), /Extras Optional: choose up to 2\./);
+
+    const groupName = /name="(group_[^"]+)"/.exec(lemonade)?.[1] as string;
+    const refused = await guest.post(`${base}/p/${tenant.products.lemonade}`, { quantity: '1' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(
+      refused.body,
+      new RegExp(`<p class="field-error" id="${groupName}-error">Size: choose between 1 and 1\\.</p>`),
+    );
+    assert.match(refused.body, new RegExp(`<a href="#${groupName}">`));
+    assert.equal(guest.cookies.get('servery_cart'), undefined, 'nothing added');
+    const soldOut = await guest.post(`${base}/p/${tenant.products.soldOut}`, { quantity: '1' });
+    assert.equal(soldOut.statusCode, 400);
+    assert.match(text(soldOut.body), /Sold out\. You cannot order it now\./);
+    assert.doesNotMatch(soldOut.body, /Add to cart/);
+
+    seeOther(
+      await guest.post(`${base}/p/${tenant.products.lemonade}`, {
+        quantity: '2',
+        [groupName]: tenant.options.large,
+      }),
+      `${base}?added=1`,
+    );
+    const cookie = Buffer.from(guest.cookies.get('servery_cart') as string, 'base64url').toString();
+    assert.deepEqual(JSON.parse(cookie), {
+      t: null,
+      l: [[tenant.products.lemonade, 2, [tenant.options.large]]],
+    });
+  });
+
+  it('prices the cart from the menu now, changes quantities and removes lines', async () => {
+    const guest = new Guest(t);
+    const pizzaPage = (await guest.get(`${base}/p/${tenant.products.pizza}`)).body;
+    const extras = /name="(group_[^"]+)"/.exec(pizzaPage)?.[1] as string;
+    await guest.post(`${base}/p/${tenant.products.pizza}`, {
+      quantity: '1',
+      [extras]: [tenant.options.cheese, tenant.options.olives],
+    });
+    assert.match(text((await guest.get(`${base}/cart`)).body), /Pizza €14\.50 Cheese, Olives €14\.50 each/);
+    await ok(t, tenant.token, 'PATCH', `/menu/products/${tenant.products.pizza}`, { price: 1300 });
+    try {
+      assert.match(text((await guest.get(`${base}/cart`)).body), /Pizza €15\.50 .*Subtotal: €15\.50/);
+      seeOther(await guest.post(`${base}/cart/lines/0`, { quantity: '3' }), `${base}/cart`);
+      assert.match(text((await guest.get(`${base}/cart`)).body), /Subtotal: €46\.50/);
+      seeOther(await guest.post(`${base}/cart/lines/0`, { quantity: '3', remove: '1' }), `${base}/cart`);
+      assert.match(text((await guest.get(`${base}/cart`)).body), /Your cart is empty\./);
+    } finally {
+      await ok(t, tenant.token, 'PATCH', `/menu/products/${tenant.products.pizza}`, { price: 1200 });
+    }
+  });
+
+  /** A guest with a pizza with cheese in the cart. */
+  async function guestWithPizza(headers: Record<string, string> = {}): Promise<Guest> {
+    const guest = new Guest(t, headers);
+    const page = (await guest.get(`${base}/p/${tenant.products.pizza}`)).body;
+    const extras = /name="(group_[^"]+)"/.exec(page)?.[1] as string;
+    seeOther(
+      await guest.post(`${base}/p/${tenant.products.pizza}`, {
+        quantity: '2',
+        [extras]: tenant.options.cheese,
+      }),
+      /added=1/,
+    );
+    return guest;
+  }
+
+  it('shows each checkout error beside its field with a summary, and creates nothing', async () => {
+    const guest = await guestWithPizza();
+    const before = (await ordersSeen(t, tenant)).length;
+    const delivery = await guest.post(`${base}/checkout`, {
+      type: 'delivery',
+      payment_method: 'on_site',
+      customer_name: 'Alex',
+      seen_subtotal: '2700',
+    });
+    assert.equal(delivery.statusCode, 400);
+    assert.match(delivery.body, /<div class="error-summary" role="alert"/);
+    assert.match(
+      delivery.body,
+      /<a href="#delivery_address">Enter the street and number for the delivery\.<\/a>/,
+    );
+    assert.match(
+      delivery.body,
+      /<p class="field-error" id="delivery_address-error">Enter the street and number/,
+    );
+    assert.match(
+      delivery.body,
+      /id="delivery_address" name="delivery_address" type="text" autocomplete="street-address" maxlength="200" value="" aria-describedby="delivery_address-error" aria-invalid="true"/,
+    );
+    assert.match(delivery.body, /id="customer_name"[^>]* value="Alex"/, 'what the guest typed stays');
+    const city = await guest.post(`${base}/checkout`, {
+      type: 'delivery',
+      payment_method: 'on_site',
+      delivery_address: 'Hauptstraße 1',
+      delivery_postal_code: '10115',
+    });
+    assert.match(city.body, /<p class="field-error" id="delivery_city-error">Enter the city/);
+    const tip = await guest.post(`${base}/checkout`, {
+      type: 'pickup',
+      payment_method: 'on_site',
+      tip: 'a lot',
+    });
+    assert.match(tip.body, /<p class="field-error" id="tip-error">Enter the tip as an amount/);
+    const changed = await guest.post(`${base}/checkout`, {
+      type: 'pickup',
+      payment_method: 'on_site',
+      seen_subtotal: '100',
+    });
+    assert.match(changed.body, /<a href="#lines">The prices have changed\./);
+    const noType = await guest.post(`${base}/checkout`, { payment_method: 'on_site' });
+    assert.match(noType.body, /<p class="field-error" id="type-error">Choose how you get your order/);
+    const noDineIn = await guest.post(`${base}/checkout`, { type: 'dine_in', payment_method: 'on_site' });
+    assert.match(noDineIn.body, /<p class="field-error" id="type-error">/);
+    const later = await guest.post(`${base}/checkout`, {
+      type: 'pickup',
+      payment_method: 'on_site',
+      when: 'later',
+      requested_for: '2030-01-01T12:00',
+    });
+    assert.match(later.body, /This restaurant takes no orders for later\./);
+    assert.equal((await ordersSeen(t, tenant)).length, before);
+    assert.match(text((await guest.get(`${base}/cart`)).body), /Pizza €27\.00/, 'the cart is kept');
+  });
+
+  it('places a pickup order paid on site: the order’s page shows its code and the app sees it', async () => {
+    const guest = await guestWithPizza();
+    const to = seeOther(
+      await guest.post(`${base}/checkout`, {
+        type: 'pickup',
+        payment_method: 'on_site',
+        customer_name: 'Alex Guest',
+        customer_phone: '+49 30 5550100',
+        note: 'No onions',
+        tip: '1.50',
+        seen_subtotal: '2700',
+      }),
+      new RegExp(`^${base}/o/sgk_`),
+    );
+    const page = await guest.get(to);
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self'; connect-src 'self'/);
+    const code = /<p class="order-code">.*?<strong>([A-Z0-9]+)<\/strong>/.exec(page.body)?.[1];
+    assert.ok(code);
+    const words = text(page.body);
+    assert.match(words, /Status Received: waiting for the restaurant/);
+    assert.match(words, /Payment Pay at the restaurant/);
+    assert.match(words, /2 × Pizza Cheese €27\.00 Subtotal €27\.00 Tip €1\.50 Total €28\.50/);
+    assert.match(page.body, new RegExp(`data-order-api="${base}/api/orders/sgk_`));
+    const [order] = (await ordersSeen(t, tenant)).filter((o: { code: string }) => o.code === code);
+    assert.equal(order.type, 'pickup');
+    assert.equal(order.note, 'No onions');
+    assert.equal(order.amounts.total, 2850);
+    assert.deepEqual(order.customer, { name: 'Alex Guest', phone: '+49 30 5550100' });
+    assert.match(text((await guest.get(`${base}/cart`)).body), /Your cart is empty\./);
+
+    await ok(t, tenant.token, 'POST', `/orders/${order.id}/accept`, { prep_minutes: 20 }, 200);
+    assert.match(
+      text((await guest.get(to)).body),
+      /Status Accepted by the restaurant .* Ready at about \w{3} \d+, \d{4}, \d+:\d\d [AP]M/,
+    );
+  });
+
+  it('pays online with the test provider: failing keeps it waiting, confirming makes it paid and listed', async () => {
+    const guest = await guestWithPizza();
+    const pay = seeOther(
+      await guest.post(`${base}/checkout`, {
+        type: 'delivery',
+        payment_method: 'online',
+        delivery_address: 'Hauptstraße 1',
+        delivery_postal_code: '10115',
+        delivery_city: 'Berlin',
+      }),
+      /\/pay$/,
+    );
+    const page = await guest.get(pay);
+    assert.match(text(page.body), /Test payment — no money moves/);
+    assert.doesNotMatch(page.body, /stripe/i);
+    const orderPage = pay.replace(/\/pay$/, '');
+    const code = /Order ([A-Z0-9]+):/.exec(text(page.body))?.[1];
+    const mine = async () => (await ordersSeen(t, tenant)).filter((o: { code: string }) => o.code === code);
+    assert.deepEqual(await mine(), [], 'not the app’s before it is paid');
+    seeOther(await guest.post(pay, { outcome: 'failed' }), `${pay}?failed=1`);
+    assert.match(text((await guest.get(`${pay}?failed=1`)).body), /The payment failed\./);
+    assert.match(text((await guest.get(orderPage)).body), /Payment Waiting for your payment .* Pay now/);
+    seeOther(await guest.post(pay, { outcome: 'succeeded' }), orderPage);
+    assert.match(text((await guest.get(orderPage)).body), /Payment Paid/);
+    seeOther(await guest.get(pay), orderPage);
+    const [order] = await mine();
+    assert.equal(order.payment.status, 'paid');
+    assert.equal(order.type, 'delivery');
+    assert.equal(order.delivery.city, 'Berlin');
+  });
+
+  it('remembers the table of a QR link and places a dine-in order at it', async () => {
+    await ok(t, tenant.token, 'PATCH', '/store', { order_types: { dine_in: true } });
+    const table = await createTable({ ...t.ctx, tenantId: tenant.restaurantId }, { label: 'T7' });
+    const guest = new Guest(t);
+    assert.equal((await guest.get(`${base}/t/not-a-table`)).statusCode, 404);
+    seeOther(await guest.get(`${base}/t/${table.qr_key}`), base);
+    assert.match(text((await guest.get(base)).body), /At your table/);
+    const lemonade = (await guest.get(`${base}/p/${tenant.products.lemonade}`)).body;
+    const size = /name="(group_[^"]+)"/.exec(lemonade)?.[1] as string;
+    await guest.post(`${base}/p/${tenant.products.lemonade}`, {
+      quantity: '1',
+      [size]: tenant.options.small,
+    });
+    const cart = (await guest.get(`${base}/cart`)).body;
+    assert.match(cart, /value="dine_in" checked> At table T7/);
+    const to = seeOther(
+      await guest.post(`${base}/checkout`, { type: 'dine_in', payment_method: 'on_site' }),
+      /\/o\/sgk_/,
+    );
+    assert.match(text((await guest.get(to)).body), /Order type At table T7/);
+    const orders = await ordersSeen(t, tenant);
+    assert.equal(orders.find((o: { type: string }) => o.type === 'dine_in')?.table.label, 'T7');
+  });
+
+  it('refuses posts from other sites', async () => {
+    const guest = new Guest(t, { origin: 'https://evil.example' });
+    const res = await guest.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' });
+    assert.equal(res.statusCode, 403);
+    assert.equal(guest.cookies.get('servery_cart'), undefined);
+    const same = new Guest(t, { origin: testBaseUrl, host: 'servery.test' });
+    assert.equal((await same.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' })).statusCode, 303);
+  });
+
+  it('keeps a test restaurant’s pages to its members signed in to the console, with a banner', async () => {
+    const test = await orderingTenant(t, { livemode: false });
+    for (const path of ['', '/cart', `/p/${test.products.pizza}`])
+      assert.equal((await new Guest(t).get(`/s/${test.slug}${path}`)).statusCode, 404, path);
+    const dashboard = await developerSession(t, test, 'dashboard');
+    assert.equal((await new Guest(t, { cookie: dashboard }).get(`/s/${test.slug}`)).statusCode, 404);
+    // The console's own cookie does not open it (a browser sends it to /console only); the
+    // preview cookie the console sets when the developer opens the storefront from it does.
+    const console = await developerSession(t, test, 'console');
+    assert.equal((await new Guest(t, { cookie: console }).get(`/s/${test.slug}`)).statusCode, 404);
+    const member = new Guest(t, { cookie: await storefrontPreview(t, test) });
+    const page = await member.get(`/s/${test.slug}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(text(page.body), /Test restaurant — orders here are tests/);
+    const notFound = await new Guest(t).get('/s/no-such-restaurant');
+    assert.equal(notFound.statusCode, 404);
+    assert.match(text(notFound.body), /Page not found/);
+  });
+
+  it('serves a storefront on <slug>.{storefront_domain}, links and all, and not on the service’s own host', async () => {
+    const guest = new Guest(t, { host: `${tenant.slug}.servery.test` });
+    const menu = await guest.get('/');
+    assert.equal(menu.statusCode, 200);
+    assert.match(menu.body, new RegExp(`href="/p/${tenant.products.pizza}"`));
+    const css = /href="(\/assets\/[^"]+)"/.exec(menu.body)?.[1] as string;
+    assert.equal((await guest.get(css)).statusCode, 200);
+    const product = await guest.get(`/p/${tenant.products.pizza}`);
+    assert.match(product.body, new RegExp(`action="/p/${tenant.products.pizza}"`));
+    seeOther(await guest.post(`/p/${tenant.products.pizza}`, { quantity: '1' }), '/?added=1');
+    assert.match(text((await guest.get('/cart')).body), /Pizza €12\.00/);
+    assert.equal((await guest.get('/api/store')).json().object, 'storefront');
+    const own = await new Guest(t, { host: 'servery.test' }).get('/cart');
+    assert.equal(own.statusCode, 404);
+    assert.equal((await new Guest(t, { host: `not_a-slug.servery.test` }).get('/')).statusCode, 404);
+  });
+});
+
+describe('the Stripe payment page', () => {
+  it('loads Stripe.js with the payment’s client secret and allows Stripe in its CSP', async () => {
+    const database = await openTestDatabase();
+    const clock = new TestClock();
+    const stripe = {
+      name: 'stripe' as const,
+      publishableKey: 'pk_test_servery',
+      start: async () => ({ reference: 'pi_123', clientSecret: 'pi_123_secret_456' }),
+    };
+    const app = await buildApp({
+      config: { baseUrl: testBaseUrl },
+      db: database.db,
+      clock,
+      payments: stripe,
+    });
+    const t = {
+      app,
+      database,
+      clock,
+      ctx: { db: database.db, clock, tenantId: null, actor: { kind: 'system' } },
+    } as unknown as TestApp;
+    try {
+      const tenant = await orderingTenant(t);
+      const guest = new Guest(t);
+      const page = (await guest.get(`/s/${tenant.slug}/p/${tenant.products.pizza}`)).body;
+      const extras = /name="(group_[^"]+)"/.exec(page)?.[1] as string;
+      await guest.post(`/s/${tenant.slug}/p/${tenant.products.pizza}`, { quantity: '1', [extras]: [] });
+      const pay = seeOther(
+        await guest.post(`/s/${tenant.slug}/checkout`, { type: 'pickup', payment_method: 'online' }),
+        /\/pay$/,
+      );
+      const res = await guest.get(pay);
+      assert.equal(res.statusCode, 200);
+      assert.match(res.body, /<script src="https:\/\/js\.stripe\.com\/v3\/"><\/script>/);
+      assert.match(res.body, /data-publishable-key="pk_test_servery" data-client-secret="pi_123_secret_456"/);
+      assert.match(res.body, new RegExp(`data-return-url="http://localhost:80${pay.replace(/\/pay$/, '')}"`));
+      assert.doesNotMatch(res.body, /Test payment/);
+      assert.match(
+        String(res.headers['content-security-policy']),
+        /script-src 'self' https:\/\/js\.stripe\.com/,
+      );
+      assert.match(String(res.headers['content-security-policy']), /frame-src https:\/\/js\.stripe\.com/);
+      assert.equal((await guest.post(pay, { outcome: 'succeeded' })).statusCode, 303);
+      const order = (await guest.get(pay.replace(/\/pay$/, ''))).body;
+      assert.match(text(order), /Waiting for your payment/, 'only Stripe confirms a Stripe payment');
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});
