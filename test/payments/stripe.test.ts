@@ -4,9 +4,16 @@ import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { StripePayments } from '../../src/adapters/payments/stripe-payments.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { buildTestApp, developerSession, json, type TestApp } from '../harness.ts';
+import { buildTestApp, json, type TestApp } from '../harness.ts';
 import { assertError, ok, request } from '../menu/menu-helpers.ts';
-import { guest, type OrderingTenant, orderingTenant, pickupOrder, place } from '../orders/order-helpers.ts';
+import {
+  guest,
+  type OrderingTenant,
+  orderingTenant,
+  pickupOrder,
+  place,
+  storefrontPreview,
+} from '../orders/order-helpers.ts';
 import { type FakeStripe, fakeWebhookSecret, startFakeStripe } from './fake-stripe.ts';
 
 /** A Stripe event about a PaymentIntent, as Stripe sends it to the webhook (JSON text). */
@@ -187,7 +194,7 @@ describe('Stripe takes live restaurants’ online payments', () => {
 
   it('keeps test restaurants on the test provider: nothing is sent to Stripe', async () => {
     const test = await orderingTenant(t, { livemode: false });
-    const cookie = await developerSession(t, test, 'console');
+    const cookie = await storefrontPreview(t, test);
     const placed = await guest(
       t,
       test.slug,

@@ -2,9 +2,8 @@ import { sql } from 'kysely';
 import type { Ctx } from '../shared/context.ts';
 import { getStore } from '../store/store.service.ts';
 import { boardRecentHours, type OrderBoard } from './kitchen.schema.ts';
-import { tenantOf } from './order-rows.ts';
+import { orderOf, ordersQuery, tenantOf } from './order-rows.ts';
 import { finalOrderStatuses } from './order-status.ts';
-import { ordersFrom } from './orders.service.ts';
 
 /*
  * The order board of the dashboard (the kitchen):
@@ -47,10 +46,14 @@ export async function boardVersion(ctx: Ctx): Promise<string> {
 export async function orderBoard(ctx: Ctx): Promise<OrderBoard> {
   const version = await boardVersion(ctx);
   const store = await getStore(ctx);
-  const rows = await boardOrders(ctx)
-    .selectAll()
-    .orderBy('created_at')
-    .orderBy('id')
+  const since = new Date(ctx.clock.now().getTime() - boardRecentHours * 60 * 60 * 1000);
+  const records = await ordersQuery(ctx)
+    .where('o.listed', '=', true)
+    .where((eb) =>
+      eb.or([eb('o.status', 'not in', [...finalOrderStatuses]), eb('o.updated_at', '>=', since)]),
+    )
+    .orderBy('o.created_at')
+    .orderBy('o.id')
     .limit(maxBoardOrders)
     .execute();
   return {
@@ -60,6 +63,6 @@ export async function orderBoard(ctx: Ctx): Promise<OrderBoard> {
     busy: store.busy,
     timezone: store.timezone,
     currency: store.currency,
-    orders: await ordersFrom(ctx, rows, null),
+    orders: records.map(orderOf),
   };
 }

@@ -4,9 +4,16 @@ import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { assertTransition } from '../shared/state-machine.ts';
 import type { AcceptInput, AcknowledgeInput, AdvanceInput, Order, ReasonInput } from './order.schema.ts';
-import { itemsOf, listedOrderRow, type OrderRow, orderOf, tenantOf } from './order-rows.ts';
+import {
+  lockListedOrder,
+  type OrderRow,
+  orderOf,
+  orderRecord,
+  publicOrderOf,
+  tenantOf,
+} from './order-rows.ts';
 import { type OrderStatus, orderTransitions, usableOrderStatuses } from './order-status.ts';
-import { getOrder, ordersFrom } from './orders.service.ts';
+import { getOrder } from './orders.service.ts';
 
 /*
  * What apps and the kitchen do to an order (spec: Order status; decisions.md, Orders):
@@ -45,7 +52,7 @@ export function nextInUse(inUse: readonly OrderStatus[], from: OrderStatus): Ord
 export async function acknowledgeOrder(ctx: Ctx, id: string, input: AcknowledgeInput): Promise<Order> {
   const app = await viewerApp(ctx);
   if (app === null) throw new Error('acknowledge is an app’s act');
-  const row = await listedOrderRow(ctx, id);
+  const row = await lockListedOrder(ctx, id);
   const externalId = input.external_id;
   if (typeof externalId === 'string') checkExternalIdText(externalId);
   const insert = ctx.db
@@ -65,13 +72,12 @@ export async function acknowledgeOrder(ctx: Ctx, id: string, input: AcknowledgeI
         : again.doUpdateSet((eb) => ({ external_id: eb.ref('excluded.external_id') }));
     });
   await orTaken(insert.execute(), externalId);
-  const [order] = await ordersFrom(ctx, [row], app);
-  return order as Order;
+  return getOrder(ctx, row.id);
 }
 
 /** POST /orders/{id}/accept: pending → the next status in use; already past pending: unchanged. */
 export async function acceptOrder(ctx: Ctx, id: string, input: AcceptInput): Promise<Order> {
-  const row = await listedOrderRow(ctx, id, true);
+  const row = await lockListedOrder(ctx, id);
   if (row.status === 'completed' || row.status === 'cancelled')
     assertTransition(orderTransitions, 'order', row.status, 'confirmed');
   if (row.status !== 'pending') return getOrder(ctx, id);
@@ -85,7 +91,7 @@ export async function acceptOrder(ctx: Ctx, id: string, input: AcceptInput): Pro
 
 /** POST /orders/{id}/reject: only a pending order, to cancelled. */
 export async function rejectOrder(ctx: Ctx, id: string, input: ReasonInput): Promise<Order> {
-  const row = await listedOrderRow(ctx, id, true);
+  const row = await lockListedOrder(ctx, id);
   if (row.status !== 'pending')
     throw new ApiError(
       'invalid_transition',
@@ -98,7 +104,7 @@ export async function rejectOrder(ctx: Ctx, id: string, input: ReasonInput): Pro
 
 /** POST /orders/{id}/cancel: from any status that is not final. */
 export async function cancelOrder(ctx: Ctx, id: string, input: ReasonInput): Promise<Order> {
-  const row = await listedOrderRow(ctx, id, true);
+  const row = await lockListedOrder(ctx, id);
   assertTransition(orderTransitions, 'order', row.status, 'cancelled');
   return cancel(ctx, row, input.reason ?? null);
 }
@@ -109,7 +115,7 @@ export async function advanceOrder(ctx: Ctx, id: string, input: AdvanceInput): P
     throw new ApiError('invalid_request', 'An order is cancelled by reject or cancel, not advance.', {
       param: 'status',
     });
-  const row = await listedOrderRow(ctx, id, true);
+  const row = await lockListedOrder(ctx, id);
   const inUse = await statusesInUse(ctx);
   const to = input.status ?? nextInUse(inUse, row.status);
   if (to !== 'completed' && !inUse.includes(to))
@@ -131,25 +137,23 @@ async function move(
   to: OrderStatus,
   also: Partial<Pick<OrderRow, 'estimated_ready_at' | 'cancel_reason' | 'cancelled_by'>> = {},
 ): Promise<Order> {
-  const updated = await ctx.db
+  await ctx.db
     .updateTable('orders')
     .set({ status: to, updated_at: ctx.clock.now(), ...also })
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const items = (await itemsOf(ctx, [row.id])).get(row.id) ?? [];
+    .execute();
+  const updated = await orderRecord(ctx, row.id);
   await recordEvent(ctx, {
     tenantId: row.tenant_id,
     type: to === 'cancelled' ? 'order.cancelled' : 'order.status_changed',
     connectionId: null,
     livemode: await isLive(ctx),
     data: {
-      object: orderOf(updated, items),
+      object: publicOrderOf(updated),
       previous_status: row.status,
       ...(to === 'cancelled' && { reason: updated.cancel_reason }),
     },
   });
-  const [order] = await ordersFrom(ctx, [updated], await viewerApp(ctx));
-  return order as Order;
+  return orderOf(updated);
 }

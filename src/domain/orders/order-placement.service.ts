@@ -14,7 +14,7 @@ import type { Store } from '../store/store.schema.ts';
 import { getStore, leadMinutes } from '../store/store.service.ts';
 import { orderMoney } from './order-amounts.ts';
 import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
-import { guestOrderOf, itemsOf, type OrderRow, orderOf, tenantOf } from './order-rows.ts';
+import { guestOrderOf, type OrderRow, orderRecord, publicOrderOf, tenantOf } from './order-rows.ts';
 
 /*
  * A guest places an order (storefront or table QR code). Everything a real restaurant checks, each
@@ -118,7 +118,7 @@ export async function placeOrder(
     created_at: now,
     updated_at: now,
   };
-  const saved = await insertWithFreshCode(ctx, row);
+  await insertWithFreshCode(ctx, row);
   await ctx.db
     .insertInto('order_items')
     .values(
@@ -137,16 +137,16 @@ export async function placeOrder(
       })),
     )
     .execute();
-  const items = (await itemsOf(ctx, [id])).get(id) ?? [];
+  const saved = await orderRecord(ctx, id, false);
   if (!online)
     await recordEvent(ctx, {
       tenantId,
       type: 'order.created',
       connectionId: null,
       livemode,
-      data: { object: orderOf(saved, items) },
+      data: { object: publicOrderOf(saved) },
     });
-  return { object: 'placed_order', order: guestOrderOf(saved, items), guest_key: guestKey };
+  return { object: 'placed_order', order: guestOrderOf(saved), guest_key: guestKey };
 }
 
 async function restaurantOf(ctx: Ctx): Promise<{ plan: Plan; livemode: boolean }> {
@@ -342,19 +342,15 @@ async function pricedLines(ctx: Ctx, input: PlaceOrderInput, now: Date): Promise
 /** Inserts the order under a code no other order of the restaurant has: four characters, longer once they run short. */
 async function insertWithFreshCode(
   ctx: Ctx,
-  row: Omit<Parameters<typeof insertOrder>[1], 'code'>,
-): Promise<OrderRow> {
+  row: Omit<OrderRow, 'tax_lines' | 'code'> & { tax_lines: string },
+): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
-    const saved = await insertOrder(ctx, { ...row, code: newCode(attempt < 5 ? 4 : 6) });
-    if (saved) return saved;
+    const inserted = await ctx.db
+      .insertInto('orders')
+      .values({ ...row, code: newCode(attempt < 5 ? 4 : 6) })
+      .onConflict((conflict) => conflict.columns(['tenant_id', 'code']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) return;
   }
-}
-
-async function insertOrder(ctx: Ctx, row: Omit<OrderRow, 'tax_lines'> & { tax_lines: string }) {
-  return ctx.db
-    .insertInto('orders')
-    .values(row)
-    .onConflict((conflict) => conflict.columns(['tenant_id', 'code']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
 }

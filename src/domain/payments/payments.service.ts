@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { isLive } from '../menu/menu-writes.ts';
-import { itemsOf, type OrderRow, orderOf } from '../orders/order-rows.ts';
+import { type OrderRecord, orderRecord, ordersQuery, publicOrderOf } from '../orders/order-rows.ts';
 import type { Clock, Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId, sha256 } from '../shared/ids.ts';
@@ -28,15 +28,10 @@ export interface GuestPayment {
 }
 
 /** The order a guest's key opens, in the ctx's restaurant. */
-export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<OrderRow> {
-  const row = await ctx.db
-    .selectFrom('orders')
-    .selectAll()
-    .where('tenant_id', '=', ctx.tenantId as string)
-    .where('guest_key_hash', '=', sha256(guestKey))
-    .executeTakeFirst();
-  if (!row) throw new ApiError('not_found', 'No order with this key.');
-  return row;
+export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<OrderRecord> {
+  const record = await ordersQuery(ctx).where('o.guest_key_hash', '=', sha256(guestKey)).executeTakeFirst();
+  if (!record) throw new ApiError('not_found', 'No order with this key.');
+  return record;
 }
 
 /** Starts the online payment of the guest's order at `provider` (ctx outside a transaction). */
@@ -131,15 +126,14 @@ export async function recordPaymentOutcome(
       .where('tenant_id', '=', payment.tenant_id)
       .where('id', '=', payment.order_id)
       .where('payment_state', 'in', ['awaiting', 'abandoned'])
-      .returningAll()
+      .returning('id')
       .executeTakeFirst();
     if (!paid) return true;
-    const items = (await itemsOf(ctx, [paid.id])).get(paid.id) ?? [];
-    const object = orderOf(paid, items);
+    const object = publicOrderOf(await orderRecord(ctx, payment.order_id));
     const livemode = await isLive(ctx);
     for (const type of ['order.created', 'order.paid'] as const)
       await recordEvent(ctx, {
-        tenantId: paid.tenant_id,
+        tenantId: payment.tenant_id,
         type,
         connectionId: null,
         livemode,

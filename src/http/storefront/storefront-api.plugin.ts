@@ -9,7 +9,7 @@ import { getMenu } from '../../domain/menu/menu.service.ts';
 import { GuestOrderSchema } from '../../domain/orders/order.schema.ts';
 import { PlacedOrderSchema, PlaceOrderInputSchema } from '../../domain/orders/order-placement.schema.ts';
 import { placeOrder } from '../../domain/orders/order-placement.service.ts';
-import { guestOrderOf, itemsOf } from '../../domain/orders/order-rows.ts';
+import { guestOrderOf } from '../../domain/orders/order-rows.ts';
 import type { PaymentProvider } from '../../domain/payments/payment-provider.ts';
 import {
   orderByGuestKey,
@@ -93,7 +93,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
     async (request) => {
       const ctx = await guestCtx(request);
       const row = await orderByGuestKey(ctx, request.params.key);
-      return guestOrderOf(row, (await itemsOf(ctx, [row.id])).get(row.id) ?? []);
+      return guestOrderOf(row);
     },
   );
 
@@ -122,7 +122,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
       const known = await recordPaymentOutcome(db, clock, 'test', testPaymentReference(row.id), outcome);
       if (!known) throw new ApiError('invalid_request', 'Start the payment first.', { param: 'outcome' });
       const after = await orderByGuestKey(ctx, request.params.key);
-      return guestOrderOf(after, (await itemsOf(ctx, [after.id])).get(after.id) ?? []);
+      return guestOrderOf(after);
     },
   );
 }

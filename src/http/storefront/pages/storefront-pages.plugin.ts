@@ -10,7 +10,7 @@ import type { Menu } from '../../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../../domain/menu/menu.service.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
 import { placeOrder } from '../../../domain/orders/order-placement.service.ts';
-import { guestOrderOf, itemsOf } from '../../../domain/orders/order-rows.ts';
+import { guestOrderOf } from '../../../domain/orders/order-rows.ts';
 import { finalOrderStatuses } from '../../../domain/orders/order-status.ts';
 import type { PaymentProvider } from '../../../domain/payments/payment-provider.ts';
 import {
@@ -447,7 +447,7 @@ export async function storefrontPagesPlugin(
   const guestOrder = async (page: Storefront, key: string) => {
     try {
       const row = await orderByGuestKey(page.ctx, key);
-      return guestOrderOf(row, (await itemsOf(page.ctx, [row.id])).get(row.id) ?? []);
+      return guestOrderOf(row);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
