@@ -4,7 +4,7 @@ import { putStoreHours, updateStore, upsertClosure } from '../domain/store/store
 
 /** What demoStore sets, for the demo's description. */
 export const demoStoreSummary =
-  'open Tue–Sun 11:30–14:30 and 17:30–22:30 (Fri, Sat to 23:30), closed on Mondays and 25 December';
+  'open Tue–Sun 11:30–14:30 and 17:30–22:30 (Fri, Sat to 23:30), closed on Mondays and 25 December, orders for later taken';
 
 const lunch = { open: '11:30', close: '14:30' };
 const dinner = { open: '17:30', close: '22:30' };
@@ -13,12 +13,13 @@ const lateDinner = { open: '17:30', close: '23:30' };
 /*
  * A trattoria's store: lunch and dinner from Tuesday to Sunday, longer on Friday and Saturday
  * evenings, Monday closed; delivery in the evenings only; pickup and delivery with a minimum
- * order; its contact and address; Christmas Eve with short hours and Christmas Day closed (the
+ * order, and orders for later; its contact and address; Christmas Eve with short hours and Christmas Day closed (the
  * next ones to come).
  */
 export async function demoStore(ctx: Ctx, timezone: string): Promise<void> {
   await updateStore(ctx, {
     order_types: { pickup: true, delivery: true },
+    preorders: true,
     lead_times: { pickup_minutes: 20, delivery_minutes: 45 },
     min_order: 1500,
     contact: { phone: '+49 30 1234567', email: 'ciao@trattoria-demo.example', website: null },

@@ -23,6 +23,7 @@ export interface SimulatorOptions {
 interface Product {
   id: string;
   name: string;
+  price: number;
   available: boolean;
   option_group_ids: string[];
 }
@@ -30,7 +31,7 @@ interface Group {
   id: string;
   min_select: number;
   max_select: number;
-  options: { id: string; available: boolean }[];
+  options: { id: string; available: boolean; price_delta: number }[];
 }
 interface Storefront {
   livemode: boolean;
@@ -40,6 +41,8 @@ interface Storefront {
     preorders: boolean;
     order_types: Record<string, boolean>;
     lead_times: { pickup_minutes: number; delivery_minutes: number };
+    busy: { extra_minutes: number } | null;
+    min_order: number;
   };
   menu: { products: Product[]; option_groups: Group[] };
 }
@@ -76,13 +79,12 @@ export async function simulateGuests(options: SimulatorOptions): Promise<number>
     if (front.status !== 200)
       throw new Error(`the storefront answered ${front.status}: ${JSON.stringify(front.json)}`);
     const { store, menu } = front.json;
-    const types = ['pickup', 'delivery'].filter((type) => store.order_types[type]);
     const onSale = menu.products.filter((product) => product.available);
-    if (types.length === 0 || onSale.length === 0) throw new Error('the restaurant offers nothing to order');
-    const type = pick(types);
+    if (onSale.length === 0 || !(store.order_types.pickup || store.order_types.delivery))
+      throw new Error('the restaurant offers nothing to order');
     const items = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
       const product = pick(onSale);
-      const option_ids = product.option_group_ids.flatMap((groupId) => {
+      const options = product.option_group_ids.flatMap((groupId) => {
         const group = menu.option_groups.find((candidate) => candidate.id === groupId);
         const choices = group?.options.filter((option) => option.available) ?? [];
         const count = Math.min(
@@ -90,21 +92,29 @@ export async function simulateGuests(options: SimulatorOptions): Promise<number>
           (group?.min_select ?? 0) + (random() < 0.3 ? 1 : 0),
           group?.max_select ?? 0,
         );
-        return choices.slice(0, count).map((option) => option.id);
+        return choices.slice(0, count);
       });
-      return { product_id: product.id, quantity: 1 + Math.floor(random() * 2), option_ids };
+      const quantity = 1 + Math.floor(random() * 2);
+      const price = (product.price + options.reduce((sum, option) => sum + option.price_delta, 0)) * quantity;
+      return { product_id: product.id, quantity, option_ids: options.map((option) => option.id), price };
     });
-    const lead = type === 'pickup' ? store.lead_times.pickup_minutes : store.lead_times.delivery_minutes;
+    // Delivery only while open and over the minimum order; a closed store gets pickups for later.
+    const open = store.status === 'open';
+    const subtotal = items.reduce((sum, item) => sum + item.price, 0);
+    const deliverable = store.order_types.delivery && open && subtotal >= store.min_order;
+    const type = deliverable && (!store.order_types.pickup || random() < 0.5) ? 'delivery' : 'pickup';
+    const lead =
+      (type === 'pickup' ? store.lead_times.pickup_minutes : store.lead_times.delivery_minutes) +
+      (store.busy?.extra_minutes ?? 0);
+    // The store's next opening is read on the server's clock: the preorder's time follows from it.
     const later =
-      store.status !== 'open' && store.preorders && store.next_opening_at
-        ? new Date(
-            Math.max(Date.parse(store.next_opening_at), Date.now()) + (lead + 5) * 60_000,
-          ).toISOString()
+      !open && store.preorders && store.next_opening_at
+        ? new Date(Date.parse(store.next_opening_at) + (lead + 5) * 60_000).toISOString()
         : null;
     const online = random() < 0.5;
     const body = {
       type,
-      items,
+      items: items.map(({ price: _, ...item }) => item),
       customer: { name: pick(names), phone: '+49 30 5550100' },
       ...(type === 'delivery' && {
         delivery: { address: 'Beispielstraße 12', postal_code: '10115', city: 'Berlin' },

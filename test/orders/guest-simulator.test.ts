@@ -42,4 +42,33 @@ describe('the guest simulator of servery demo', () => {
     assert.ok(online.length > 0, 'some guests paid online');
     for (const order of online) assert.equal(order.payment.status, 'paid');
   });
+
+  it('orders pickups for the next opening while the restaurant is closed, where it takes preorders', async () => {
+    // Open only on the weekday three days from now, 11:00 to 14:00 in Berlin.
+    const weekday = (new Date(t.clock.now().getTime() + 3 * 86_400_000).getUTCDay() + 6) % 7;
+    await ok(
+      t,
+      tenant.token,
+      'PUT',
+      '/store/hours',
+      { always_open: false, opening_hours: [{ weekday, open: '11:00', close: '14:00' }] },
+      200,
+    );
+    await ok(t, tenant.token, 'PATCH', '/store', { preorders: true }, 200);
+    const { next_opening_at } = await ok(t, tenant.token, 'GET', '/store');
+    const lines: string[] = [];
+    const placed = await simulateGuests({
+      baseUrl,
+      slug: tenant.slug,
+      orders: 2,
+      everyMs: 0,
+      report: (line) => lines.push(line),
+    });
+    assert.equal(placed, 2, lines.join('\n'));
+    const { data } = await ok(t, tenant.token, 'GET', '/orders?limit=2');
+    for (const order of data) {
+      assert.equal(order.type, 'pickup');
+      assert.equal(order.requested_for, new Date(Date.parse(next_opening_at) + 25 * 60_000).toISOString());
+    }
+  });
 });
