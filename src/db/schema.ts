@@ -418,6 +418,7 @@ export interface OrdersTable {
   discount: number;
   tip: number;
   total: number;
+  items: ColumnType<OrderItemRow[], string, string>;
   tax_lines: ColumnType<TaxLineRow[], string, string>;
   requested_for: Date | null;
   estimated_ready_at: Date | null;
@@ -443,26 +444,24 @@ export interface TaxLineRow {
   tax: number | null;
 }
 
+/** An order's line as at order time (the Order's `items[]`). */
+export interface OrderItemRow {
+  id: string;
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price: number;
+  line_total: number;
+  tax_rate_bps: number | null;
+  options: OrderItemOptionRow[];
+}
+
 export interface OrderItemOptionRow {
   id: string | null;
   name: string;
   price_delta: number;
   group_id: string | null;
   group_name: string | null;
-}
-
-export interface OrderItemsTable {
-  tenant_id: string;
-  order_id: string;
-  id: string;
-  position: number;
-  product_id: string | null;
-  name: string;
-  quantity: number;
-  unit_price: number;
-  line_total: number;
-  tax_rate_bps: number | null;
-  options: ColumnType<OrderItemOptionRow[], string, string>;
 }
 
 /** An app's take-over of an order: its own external_id and first acknowledgement. */
@@ -520,7 +519,6 @@ export interface DB {
   menu_product_option_groups: MenuProductOptionGroupsTable;
   menu_images: MenuImagesTable;
   orders: OrdersTable;
-  order_items: OrderItemsTable;
   order_acknowledgements: OrderAcknowledgementsTable;
   order_payments: OrderPaymentsTable;
 }

@@ -125,6 +125,27 @@ describe('guests place orders at the storefront', () => {
     assert.equal(after.data.length, before.data.length);
   });
 
+  it('shows a line’s product_id as null once the product is deleted, the rest of the line as ordered', async () => {
+    const calzone = await ok(t, tenant.token, 'POST', '/menu/products', {
+      name: 'Calzone special',
+      price: 1300,
+    });
+    const placed = await place(
+      t,
+      tenant,
+      pickupOrder(tenant, { items: [{ product_id: calzone.id, quantity: 2 }] }),
+    );
+    const before = await ok(t, tenant.token, 'GET', `/orders/${placed.order.id}`);
+    assert.equal(before.items[0].product_id, calzone.id);
+    await ok(t, tenant.token, 'DELETE', `/menu/products/${calzone.id}`, undefined, 200);
+    const after = await ok(t, tenant.token, 'GET', `/orders/${placed.order.id}`);
+    assert.deepEqual(after.items[0], { ...before.items[0], product_id: null });
+    const listed = await ok(t, tenant.token, 'GET', '/orders?limit=100');
+    const inList = listed.data.find((order: { id: string }) => order.id === placed.order.id);
+    assert.equal(inList.items[0].product_id, null);
+    assert.equal(inList.items[0].name, 'Calzone special');
+  });
+
   it('lets a paid order be worked through accept, advance and cancel', async () => {
     const { id } = await placePaid(t, tenant);
     const accepted = await ok(t, tenant.token, 'POST', `/orders/${id}/accept`, { prep_minutes: 15 }, 200);

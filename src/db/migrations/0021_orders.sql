@@ -1,10 +1,13 @@
--- Orders (issue 13): what guests order, its lines, the apps' acknowledgements and the payments.
+-- Orders (issue 13): what guests order, the apps' acknowledgements and the payments.
 --
 -- An order exists for the API (listed) once it is placed with payment on site, or once its online
 -- payment is confirmed; until then it waits for payment (payment_state 'awaiting') and is seen only
--- by the guest, and it is abandoned when the payment never comes. Amounts are minor units;
--- tax_lines are frozen at order time as the API shows them. The guest follows the order with a
--- secret key kept hashed (guest_key_hash). cancelled_by: 'app', 'restaurant' or 'guest'.
+-- by the guest, and it is abandoned when the payment never comes. Amounts are minor units. The
+-- order's lines (items) and tax_lines are frozen at order time as the API shows them, so an order
+-- is read as one row: items [{id, product_id, name, quantity, unit_price, line_total,
+-- tax_rate_bps, options: [{id, name, price_delta, group_id, group_name}]}], a product_id shown as
+-- null once that product is gone from the menu (checked when read). The guest follows the order
+-- with a secret key kept hashed (guest_key_hash). cancelled_by: 'app', 'restaurant' or 'guest'.
 CREATE TABLE orders (
   tenant_id uuid NOT NULL REFERENCES restaurants (id),
   id uuid NOT NULL,
@@ -25,7 +28,8 @@ CREATE TABLE orders (
   discount integer NOT NULL CHECK (discount >= 0),
   tip integer NOT NULL CHECK (tip >= 0),
   total integer NOT NULL CHECK (total >= 0),
-  tax_lines jsonb NOT NULL,
+  items json NOT NULL,
+  tax_lines json NOT NULL,
   requested_for timestamptz,
   estimated_ready_at timestamptz,
   customer_name text CHECK (length(customer_name) <= 120),
@@ -51,25 +55,6 @@ CREATE INDEX orders_update_order ON orders (tenant_id, updated_at, id) WHERE lis
 CREATE INDEX orders_creation_order ON orders (tenant_id, created_at, id) WHERE listed;
 -- The expiry of unpaid online orders.
 CREATE INDEX orders_awaiting_payment ON orders (pay_by) WHERE payment_state = 'awaiting';
-
--- An order's lines in the guest's order. product_id is kept when the product is deleted (the API
--- then shows null: the line names no product still on the menu). options: [{id, name,
--- price_delta, group_id, group_name}] as at order time.
-CREATE TABLE order_items (
-  tenant_id uuid NOT NULL,
-  order_id uuid NOT NULL,
-  id uuid NOT NULL,
-  position integer NOT NULL,
-  product_id uuid,
-  name text NOT NULL,
-  quantity integer NOT NULL CHECK (quantity >= 1),
-  unit_price integer NOT NULL CHECK (unit_price >= 0),
-  line_total integer NOT NULL CHECK (line_total >= 0),
-  tax_rate_bps integer CHECK (tax_rate_bps >= 0),
-  options jsonb NOT NULL DEFAULT '[]',
-  PRIMARY KEY (tenant_id, order_id, id),
-  FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, id) ON DELETE CASCADE
-);
 
 -- An app's take-over of an order (POST /orders/{id}/acknowledge): only that app sees its
 -- external_id and acknowledged_at; an app uses an external_id for one order at most.

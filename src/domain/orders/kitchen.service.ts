@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Ctx } from '../shared/context.ts';
 import { getStore } from '../store/store.service.ts';
 import { boardRecentHours, type OrderBoard } from './kitchen.schema.ts';
-import { orderOf, ordersQuery, tenantOf } from './order-rows.ts';
+import { ordersOf, ordersQuery, tenantOf } from './order-rows.ts';
 import { finalOrderStatuses } from './order-status.ts';
 
 /*
@@ -63,6 +63,6 @@ export async function orderBoard(ctx: Ctx): Promise<OrderBoard> {
     busy: store.busy,
     timezone: store.timezone,
     currency: store.currency,
-    orders: records.map(orderOf),
+    orders: await ordersOf(ctx, records),
   };
 }

@@ -1,3 +1,4 @@
+import type { OrdersTable } from '../../db/schema.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { checkExternalIdText, isLive, orTaken, viewerApp } from '../menu/menu-writes.ts';
 import type { Ctx } from '../shared/context.ts';
@@ -5,10 +6,11 @@ import { ApiError } from '../shared/errors.ts';
 import { assertTransition } from '../shared/state-machine.ts';
 import type { AcceptInput, AcknowledgeInput, AdvanceInput, Order, ReasonInput } from './order.schema.ts';
 import {
+  type LockedOrder,
   lockListedOrder,
-  type OrderRow,
   orderOf,
   orderRecord,
+  productsOnMenu,
   publicOrderOf,
   tenantOf,
 } from './order-rows.ts';
@@ -126,16 +128,16 @@ export async function advanceOrder(ctx: Ctx, id: string, input: AdvanceInput): P
   return move(ctx, row, to);
 }
 
-async function cancel(ctx: Ctx, row: OrderRow, reason: string | null): Promise<Order> {
+async function cancel(ctx: Ctx, row: LockedOrder, reason: string | null): Promise<Order> {
   return move(ctx, row, 'cancelled', { cancel_reason: reason, cancelled_by: cancelledBy(ctx) });
 }
 
 /** Saves the move, then records its event. */
 async function move(
   ctx: Ctx,
-  row: OrderRow,
+  row: LockedOrder,
   to: OrderStatus,
-  also: Partial<Pick<OrderRow, 'estimated_ready_at' | 'cancel_reason' | 'cancelled_by'>> = {},
+  also: Partial<Pick<OrdersTable, 'estimated_ready_at' | 'cancel_reason' | 'cancelled_by'>> = {},
 ): Promise<Order> {
   await ctx.db
     .updateTable('orders')
@@ -144,16 +146,17 @@ async function move(
     .where('id', '=', row.id)
     .execute();
   const updated = await orderRecord(ctx, row.id);
+  const onMenu = await productsOnMenu(ctx, [updated]);
   await recordEvent(ctx, {
     tenantId: row.tenant_id,
     type: to === 'cancelled' ? 'order.cancelled' : 'order.status_changed',
     connectionId: null,
     livemode: await isLive(ctx),
     data: {
-      object: publicOrderOf(updated),
+      object: publicOrderOf(updated, onMenu),
       previous_status: row.status,
-      ...(to === 'cancelled' && { reason: updated.cancel_reason }),
+      ...(to === 'cancelled' && { reason: also.cancel_reason ?? null }),
     },
   });
-  return orderOf(updated);
+  return orderOf(updated, onMenu);
 }

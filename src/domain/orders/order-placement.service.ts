@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
+import type { OrdersTable } from '../../db/schema.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { isLive } from '../menu/menu-writes.ts';
 import { taxRatesIn } from '../menu/tax-rates.ts';
@@ -14,7 +15,7 @@ import type { Store } from '../store/store.schema.ts';
 import { getStore, leadMinutes } from '../store/store.service.ts';
 import { orderMoney } from './order-amounts.ts';
 import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
-import { guestOrderOf, type OrderRow, orderRecord, publicOrderOf, tenantOf } from './order-rows.ts';
+import { guestOrderOf, publicOrderOf, tenantOf } from './order-rows.ts';
 
 /*
  * A guest places an order (storefront or table QR code). Everything a real restaurant checks, each
@@ -87,21 +88,17 @@ export async function placeOrder(
 
   const online = input.payment_method === 'online';
   const guestKey = newSecret('sgk_');
-  const id = newId();
-  const row = {
-    tenant_id: tenantId,
-    id,
+  const items = lines.map((line) => ({ id: newId(), ...line }));
+  const order = {
+    id: newId(),
     type: input.type,
     source: table === null ? ('storefront' as const) : ('table' as const),
-    status: (store.order_statuses[0] ?? 'completed') as OrderRow['status'],
-    listed: !online,
+    status: (store.order_statuses[0] ?? 'completed') as OrdersTable['status'],
     payment_method: input.payment_method,
     payment_state: online ? ('awaiting' as const) : ('open' as const),
-    pay_by: online ? new Date(now.getTime() + paymentWindowMs) : null,
     paid_at: null,
     currency: store.currency,
     ...money.amounts,
-    tax_lines: JSON.stringify(money.tax.lines),
     requested_for: requestedFor,
     estimated_ready_at: null,
     customer_name: input.customer?.name?.trim() || null,
@@ -114,39 +111,30 @@ export async function placeOrder(
     note: input.note?.trim() || null,
     cancel_reason: null,
     cancelled_by: null,
-    guest_key_hash: sha256(guestKey),
     created_at: now,
     updated_at: now,
   };
-  await insertWithFreshCode(ctx, row);
-  await ctx.db
-    .insertInto('order_items')
-    .values(
-      lines.map((line, position) => ({
-        tenant_id: tenantId,
-        order_id: id,
-        id: newId(),
-        position,
-        product_id: line.product_id,
-        name: line.name,
-        quantity: line.quantity,
-        unit_price: line.unit_price,
-        line_total: line.line_total,
-        tax_rate_bps: line.tax_rate_bps,
-        options: JSON.stringify(line.options),
-      })),
-    )
-    .execute();
-  const saved = await orderRecord(ctx, id, false);
+  const code = await insertWithFreshCode(ctx, {
+    ...order,
+    tenant_id: tenantId,
+    listed: !online,
+    pay_by: online ? new Date(now.getTime() + paymentWindowMs) : null,
+    items: JSON.stringify(items),
+    tax_lines: JSON.stringify(money.tax.lines),
+    guest_key_hash: sha256(guestKey),
+  });
+  // The order as saved, with every product of its lines on the menu (checked above).
+  const saved = { ...order, code, items, tax_lines: money.tax.lines, ack_external_id: null, ack_at: null };
+  const onMenu = new Set(items.map((item) => item.product_id));
   if (!online)
     await recordEvent(ctx, {
       tenantId,
       type: 'order.created',
       connectionId: null,
       livemode,
-      data: { object: publicOrderOf(saved) },
+      data: { object: publicOrderOf(saved, onMenu) },
     });
-  return { object: 'placed_order', order: guestOrderOf(saved), guest_key: guestKey };
+  return { object: 'placed_order', order: guestOrderOf(saved, onMenu), guest_key: guestKey };
 }
 
 async function restaurantOf(ctx: Ctx): Promise<{ plan: Plan; livemode: boolean }> {
@@ -339,18 +327,15 @@ async function pricedLines(ctx: Ctx, input: PlaceOrderInput, now: Date): Promise
   });
 }
 
-/** Inserts the order under a code no other order of the restaurant has: four characters, longer once they run short. */
-async function insertWithFreshCode(
-  ctx: Ctx,
-  row: Omit<OrderRow, 'tax_lines' | 'code'> & { tax_lines: string },
-): Promise<void> {
+/** Inserts the order under a code no other order of the restaurant has (four characters, longer once they run short); the code. */
+async function insertWithFreshCode(ctx: Ctx, row: Omit<Insertable<OrdersTable>, 'code'>): Promise<string> {
   for (let attempt = 0; ; attempt += 1) {
     const inserted = await ctx.db
       .insertInto('orders')
       .values({ ...row, code: newCode(attempt < 5 ? 4 : 6) })
       .onConflict((conflict) => conflict.columns(['tenant_id', 'code']).doNothing())
-      .returning('id')
+      .returning('code')
       .executeTakeFirst();
-    if (inserted) return;
+    if (inserted) return inserted.code;
   }
 }

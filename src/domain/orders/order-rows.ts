@@ -1,4 +1,5 @@
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { OrdersTable } from '../../db/schema.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -6,20 +7,53 @@ import { isUuid } from '../shared/ids.ts';
 import type { GuestOrder, Order } from './order.schema.ts';
 
 /*
- * Orders as their readers see them, each read in one statement (ordersQuery): the order's row, its
- * lines as JSON in their order, and the calling app's acknowledgement.
- * - An app sees its own external_id and acknowledged_at; every other reader (other apps, events,
- *   the dashboard, the guest) sees null.
- * - A line's product_id is null once the product is gone from the menu.
- * - The guest sees the payment's own progress, and none of the apps' fields.
+ * Orders as their readers see them. An order is one row (its lines and tax lines are frozen on it
+ * at order time), read with the calling app's acknowledgement in the same statement:
+ * - an app sees its own external_id and acknowledged_at; every other reader (other apps, events,
+ *   the dashboard, the guest) sees null;
+ * - a line's product_id is null once the product is gone from the menu (one look-up per read);
+ * - the guest sees the payment's own progress, and none of the apps' fields.
  */
 
-export type OrderRow = Selectable<OrdersTable>;
-export type OrderItem = Order['items'][number];
+/** The columns an Order is made of. */
+const orderColumns = [
+  'o.id',
+  'o.code',
+  'o.type',
+  'o.source',
+  'o.status',
+  'o.payment_method',
+  'o.payment_state',
+  'o.paid_at',
+  'o.currency',
+  'o.subtotal',
+  'o.delivery_fee',
+  'o.service_fee',
+  'o.discount',
+  'o.tip',
+  'o.total',
+  'o.items',
+  'o.tax_lines',
+  'o.requested_for',
+  'o.estimated_ready_at',
+  'o.customer_name',
+  'o.customer_phone',
+  'o.delivery_address',
+  'o.delivery_postal_code',
+  'o.delivery_city',
+  'o.table_id',
+  'o.table_label',
+  'o.note',
+  'o.cancel_reason',
+  'o.cancelled_by',
+  'o.created_at',
+  'o.updated_at',
+] as const;
 
-/** An order as read by ordersQuery. */
-export type OrderRecord = OrderRow & {
-  items: OrderItem[];
+type OrderColumn = (typeof orderColumns)[number] extends `o.${infer C}` ? C : never;
+
+/** An order as ordersQuery reads it, with the caller's acknowledgement (null: none). */
+export type OrderRecord = Pick<Selectable<OrdersTable>, OrderColumn> & {
   ack_external_id: string | null;
   ack_at: Date | null;
 };
@@ -33,29 +67,14 @@ export function noOrder(id: string): ApiError {
   return new ApiError('not_found', `No order ${id} in this restaurant.`);
 }
 
-/** The app whose acknowledgements the ctx's actor sees: a connection's app; null for anyone else. */
+/** The app whose acknowledgements the ctx's actor sees: a connection's app; none for anyone else. */
 function callerApp(ctx: Ctx) {
   return ctx.actor.kind === 'connection'
     ? sql<string>`(SELECT app_id FROM connections WHERE tenant_id = ${tenantOf(ctx)} AND id = ${ctx.actor.connectionId})`
     : sql<string>`NULL::uuid`;
 }
 
-const itemsJson = sql<OrderItem[]>`(
-  SELECT coalesce(json_agg(json_build_object(
-    'id', i.id,
-    'product_id', p.id,
-    'name', i.name,
-    'quantity', i.quantity,
-    'unit_price', i.unit_price,
-    'line_total', i.line_total,
-    'tax_rate_bps', i.tax_rate_bps,
-    'options', i.options
-  ) ORDER BY i.position), '[]')
-  FROM order_items i
-  LEFT JOIN menu_products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id
-  WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id)`;
-
-/** The restaurant's orders (alias `o`, acknowledgement `a`), each with its lines and the caller's acknowledgement. */
+/** The restaurant's orders (alias `o`, the caller's acknowledgement `a`), each as an OrderRecord. */
 export function ordersQuery(ctx: Ctx) {
   return ctx.db
     .selectFrom('orders as o')
@@ -65,12 +84,11 @@ export function ordersQuery(ctx: Ctx) {
         .onRef('a.order_id', '=', 'o.id')
         .on('a.app_id', '=', callerApp(ctx)),
     )
-    .selectAll('o')
-    .select([itemsJson.as('items'), 'a.external_id as ack_external_id', 'a.acknowledged_at as ack_at'])
+    .select([...orderColumns, 'a.external_id as ack_external_id', 'a.acknowledged_at as ack_at'])
     .where('o.tenant_id', '=', tenantOf(ctx));
 }
 
-/** The order with this id, as the caller sees it; `listed` only: an unpaid online order does not exist for the API. */
+/** The order with this id; `listed` only (an unpaid online order does not exist for the API). */
 export async function orderRecord(ctx: Ctx, id: string, listed = true): Promise<OrderRecord> {
   if (!isUuid(id)) throw noOrder(id);
   let query = ordersQuery(ctx).where('o.id', '=', id);
@@ -80,12 +98,15 @@ export async function orderRecord(ctx: Ctx, id: string, listed = true): Promise<
   return record;
 }
 
-/** Locks the listed order's row until the transaction ends (a move's first step); its row. */
-export async function lockListedOrder(ctx: Ctx, id: string): Promise<OrderRow> {
+/** What a move reads of the order it locked. */
+export type LockedOrder = Pick<OrdersTable, 'tenant_id' | 'id' | 'status'>;
+
+/** Locks the listed order's row until the transaction ends (a move's first step). */
+export async function lockListedOrder(ctx: Ctx, id: string): Promise<LockedOrder> {
   if (!isUuid(id)) throw noOrder(id);
   const row = await ctx.db
     .selectFrom('orders')
-    .selectAll()
+    .select(['tenant_id', 'id', 'status'])
     .where('tenant_id', '=', tenantOf(ctx))
     .where('id', '=', id)
     .where('listed', '=', true)
@@ -95,8 +116,30 @@ export async function lockListedOrder(ctx: Ctx, id: string): Promise<OrderRow> {
   return row;
 }
 
-/** The Order as the caller sees it. */
-export function orderOf(record: OrderRecord): Order {
+/** Of the products these orders' lines name, those still on the menu. */
+export async function productsOnMenu(
+  ctx: Ctx,
+  records: readonly OrderRecord[],
+): Promise<ReadonlySet<string>> {
+  const named = [...new Set(records.flatMap((record) => record.items.map((item) => item.product_id)))];
+  if (named.length === 0) return new Set();
+  const rows = await ctx.db
+    .selectFrom('menu_products')
+    .select('id')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', 'in', named)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The Orders of these records as the caller sees them. */
+export async function ordersOf(ctx: Ctx, records: readonly OrderRecord[]): Promise<Order[]> {
+  const onMenu = await productsOnMenu(ctx, records);
+  return records.map((record) => orderOf(record, onMenu));
+}
+
+/** The Order as the caller sees it; `onMenu`: the products of its lines still on the menu. */
+export function orderOf(record: OrderRecord, onMenu: ReadonlySet<string>): Order {
   return {
     object: 'order',
     id: record.id,
@@ -114,17 +157,17 @@ export function orderOf(record: OrderRecord): Order {
       status: record.payment_state === 'paid' ? 'paid' : 'open',
       paid_at: record.paid_at,
     },
-    ...restOf(record),
+    ...restOf(record, onMenu),
   };
 }
 
 /** The Order as everyone but the acknowledging app sees it: as events carry it. */
-export function publicOrderOf(record: OrderRecord): Order {
-  return orderOf({ ...record, ack_external_id: null, ack_at: null });
+export function publicOrderOf(record: OrderRecord, onMenu: ReadonlySet<string>): Order {
+  return orderOf({ ...record, ack_external_id: null, ack_at: null }, onMenu);
 }
 
 /** The order as its guest sees it. */
-export function guestOrderOf(record: OrderRecord): GuestOrder {
+export function guestOrderOf(record: OrderRecord, onMenu: ReadonlySet<string>): GuestOrder {
   const state = record.payment_state;
   return {
     object: 'guest_order',
@@ -141,27 +184,27 @@ export function guestOrderOf(record: OrderRecord): GuestOrder {
       status: state === 'abandoned' ? 'expired' : state,
       paid_at: record.paid_at,
     },
-    ...restOf(record),
+    ...restOf(record, onMenu),
   };
 }
 
-function moneyOf(row: OrderRow) {
+function moneyOf(record: OrderRecord) {
   return {
-    requested_for: row.requested_for,
-    currency: row.currency,
+    requested_for: record.requested_for,
+    currency: record.currency,
     amounts: {
-      subtotal: row.subtotal,
-      delivery_fee: row.delivery_fee,
-      service_fee: row.service_fee,
-      discount: row.discount,
-      tip: row.tip,
-      total: row.total,
+      subtotal: record.subtotal,
+      delivery_fee: record.delivery_fee,
+      service_fee: record.service_fee,
+      discount: record.discount,
+      tip: record.tip,
+      total: record.total,
     },
-    tax: { included: true as const, lines: row.tax_lines },
+    tax: { included: true as const, lines: record.tax_lines },
   };
 }
 
-function restOf(record: OrderRecord) {
+function restOf(record: OrderRecord, onMenu: ReadonlySet<string>) {
   return {
     customer:
       record.customer_name === null && record.customer_phone === null
@@ -180,7 +223,7 @@ function restOf(record: OrderRecord) {
         ? { id: record.table_id, label: record.table_label }
         : null,
     note: record.note,
-    items: record.items,
+    items: record.items.map((item) => (onMenu.has(item.product_id) ? item : { ...item, product_id: null })),
     cancellation:
       record.status === 'cancelled' && record.cancelled_by !== null
         ? { reason: record.cancel_reason, by: record.cancelled_by }

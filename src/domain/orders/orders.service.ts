@@ -1,7 +1,8 @@
+import type { OrdersTable } from '../../db/schema.ts';
 import type { Ctx } from '../shared/context.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import type { Order } from './order.schema.ts';
-import { type OrderRow, orderOf, orderRecord, ordersQuery } from './order-rows.ts';
+import { orderRecord, ordersOf, ordersQuery } from './order-rows.ts';
 
 /** GET /orders filters (spec: GET /orders); each one absent means no filter. */
 export interface OrderFilters {
@@ -23,11 +24,11 @@ export function orderListOrder(filters: OrderFilters): ListOrder<'updated_at'> {
   return { key: 'updated_at', direction: filters.updated_since === undefined ? 'desc' : 'asc' };
 }
 
-/** The listed orders matching `filters`, as the calling app sees them, in the list's order: one statement. */
+/** The listed orders matching `filters`, as the calling app sees them, in the list's order. */
 export async function listOrders(ctx: Ctx, filters: OrderFilters, page: PageRange): Promise<Order[]> {
   let query = ordersQuery(ctx).where('o.listed', '=', true);
-  if (filters.status) query = query.where('o.status', 'in', filters.status as OrderRow['status'][]);
-  if (filters.type) query = query.where('o.type', 'in', filters.type as OrderRow['type'][]);
+  if (filters.status) query = query.where('o.status', 'in', filters.status as OrdersTable['status'][]);
+  if (filters.type) query = query.where('o.type', 'in', filters.type as OrdersTable['type'][]);
   if (filters.updated_since) query = query.where('o.updated_at', '>', filters.updated_since);
   if (filters.created_since) query = query.where('o.created_at', '>=', filters.created_since);
   if (filters.created_until) query = query.where('o.created_at', '<', filters.created_until);
@@ -39,10 +40,10 @@ export async function listOrders(ctx: Ctx, filters: OrderFilters, page: PageRang
   if (filters.acknowledged !== undefined)
     query = query.where('a.order_id', filters.acknowledged ? 'is not' : 'is', null);
   if (filters.external_id !== undefined) query = query.where('a.external_id', '=', filters.external_id);
-  const records = await inPageOrder(query, orderListOrder(filters), page, 'o').execute();
-  return records.map(orderOf);
+  return ordersOf(ctx, await inPageOrder(query, orderListOrder(filters), page, 'o').execute());
 }
 
 export async function getOrder(ctx: Ctx, id: string): Promise<Order> {
-  return orderOf(await orderRecord(ctx, id));
+  const [order] = await ordersOf(ctx, [await orderRecord(ctx, id)]);
+  return order as Order;
 }

@@ -1,7 +1,15 @@
 import type { Db } from '../../db/client.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { isLive } from '../menu/menu-writes.ts';
-import { type OrderRecord, orderRecord, ordersQuery, publicOrderOf } from '../orders/order-rows.ts';
+import type { GuestOrder } from '../orders/order.schema.ts';
+import {
+  guestOrderOf,
+  type OrderRecord,
+  orderRecord,
+  ordersQuery,
+  productsOnMenu,
+  publicOrderOf,
+} from '../orders/order-rows.ts';
 import type { Clock, Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId, sha256 } from '../shared/ids.ts';
@@ -34,6 +42,12 @@ export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<Order
   return record;
 }
 
+/** The order a guest's key opens, as its guest sees it. */
+export async function guestOrderByKey(ctx: Ctx, guestKey: string): Promise<GuestOrder> {
+  const record = await orderByGuestKey(ctx, guestKey);
+  return guestOrderOf(record, await productsOnMenu(ctx, [record]));
+}
+
 /** Starts the online payment of the guest's order at `provider` (ctx outside a transaction). */
 export async function startPayment(
   ctx: Ctx,
@@ -41,6 +55,7 @@ export async function startPayment(
   guestKey: string,
 ): Promise<GuestPayment> {
   const order = await orderByGuestKey(ctx, guestKey);
+  const tenantId = ctx.tenantId as string;
   if (order.payment_method !== 'online')
     throw new ApiError('invalid_request', 'This order is paid on site.', { param: 'payment_method' });
   if (order.payment_state !== 'awaiting')
@@ -53,10 +68,10 @@ export async function startPayment(
   const { name } = await ctx.db
     .selectFrom('restaurants')
     .select('name')
-    .where('id', '=', order.tenant_id)
+    .where('id', '=', tenantId)
     .executeTakeFirstOrThrow();
   const started: StartedPayment = await provider.start({
-    tenantId: order.tenant_id,
+    tenantId,
     orderId: order.id,
     amount: order.total,
     currency: order.currency,
@@ -66,7 +81,7 @@ export async function startPayment(
   await ctx.db
     .insertInto('order_payments')
     .values({
-      tenant_id: order.tenant_id,
+      tenant_id: tenantId,
       id: newId(),
       order_id: order.id,
       provider: provider.name,
@@ -129,7 +144,8 @@ export async function recordPaymentOutcome(
       .returning('id')
       .executeTakeFirst();
     if (!paid) return true;
-    const object = publicOrderOf(await orderRecord(ctx, payment.order_id));
+    const record = await orderRecord(ctx, payment.order_id);
+    const object = publicOrderOf(record, await productsOnMenu(ctx, [record]));
     const livemode = await isLive(ctx);
     for (const type of ['order.created', 'order.paid'] as const)
       await recordEvent(ctx, {

@@ -9,9 +9,9 @@ import { getMenu } from '../../domain/menu/menu.service.ts';
 import { GuestOrderSchema } from '../../domain/orders/order.schema.ts';
 import { PlacedOrderSchema, PlaceOrderInputSchema } from '../../domain/orders/order-placement.schema.ts';
 import { placeOrder } from '../../domain/orders/order-placement.service.ts';
-import { guestOrderOf } from '../../domain/orders/order-rows.ts';
 import type { PaymentProvider } from '../../domain/payments/payment-provider.ts';
 import {
+  guestOrderByKey,
   orderByGuestKey,
   recordPaymentOutcome,
   startPayment,
@@ -92,8 +92,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
     { schema: { params: SlugAndKey, response: { 200: GuestOrderSchema } } },
     async (request) => {
       const ctx = await guestCtx(request);
-      const row = await orderByGuestKey(ctx, request.params.key);
-      return guestOrderOf(row);
+      return guestOrderByKey(ctx, request.params.key);
     },
   );
 
@@ -121,8 +120,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
       const { outcome } = request.body;
       const known = await recordPaymentOutcome(db, clock, 'test', testPaymentReference(row.id), outcome);
       if (!known) throw new ApiError('invalid_request', 'Start the payment first.', { param: 'outcome' });
-      const after = await orderByGuestKey(ctx, request.params.key);
-      return guestOrderOf(after);
+      return guestOrderByKey(ctx, request.params.key);
     },
   );
 }

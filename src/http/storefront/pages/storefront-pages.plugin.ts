@@ -10,11 +10,10 @@ import type { Menu } from '../../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../../domain/menu/menu.service.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
 import { placeOrder } from '../../../domain/orders/order-placement.service.ts';
-import { guestOrderOf } from '../../../domain/orders/order-rows.ts';
 import { finalOrderStatuses } from '../../../domain/orders/order-status.ts';
 import type { PaymentProvider } from '../../../domain/payments/payment-provider.ts';
 import {
-  orderByGuestKey,
+  guestOrderByKey,
   recordPaymentOutcome,
   startPayment,
 } from '../../../domain/payments/payments.service.ts';
@@ -446,8 +445,7 @@ export async function storefrontPagesPlugin(
   /** The guest's order by its key, with its lines; null when the key opens none. */
   const guestOrder = async (page: Storefront, key: string) => {
     try {
-      const row = await orderByGuestKey(page.ctx, key);
-      return guestOrderOf(row);
+      return await guestOrderByKey(page.ctx, key);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
