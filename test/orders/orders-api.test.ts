@@ -536,3 +536,49 @@ describe('POST /v1/orders/{id}/acknowledge', () => {
     assertError(reused, 422, 'idempotency_key_reused');
   });
 });
+
+describe('the orders list and GET /orders/{id} agree', () => {
+  let t: TestApp;
+  let tenant: OrderingTenant;
+  const placed: string[] = [];
+  before(async () => {
+    t = await buildTestApp();
+    tenant = await orderingTenant(t);
+    for (const body of [
+      pickupOrder(tenant),
+      pickupOrder(tenant, {
+        type: 'delivery',
+        delivery: { address: 'A 1', postal_code: '10115', city: 'Berlin' },
+      }),
+    ])
+      placed.push((await place(t, tenant, body)).order.id);
+  });
+
+  it('lists each order as GET /orders/{id} shows it to the caller, its own acknowledgement included, read again or not', async () => {
+    const other = await connectAnotherApp(t.ctx, tenant);
+    const byId = async (token: string) => {
+      const page = await ok(t, token, 'GET', '/orders?limit=100');
+      return new Map<string, { external_id: string | null }>(
+        page.data.map((order: { id: string; external_id: string | null }) => [order.id, order]),
+      );
+    };
+    await byId(tenant.token);
+    const [first, second] = placed as [string, string];
+    await ok(
+      t,
+      tenant.token,
+      'POST',
+      `/orders/${first}/acknowledge`,
+      { external_id: 'POS-\u00e9"quoted"' },
+      200,
+    );
+    for (const token of [tenant.token, other.token, tenant.token]) {
+      const listed = await byId(token);
+      for (const id of [first, second])
+        assert.deepEqual(listed.get(id), await ok(t, token, 'GET', `/orders/${id}`), id);
+    }
+    assert.equal((await byId(tenant.token)).get(first)?.external_id, 'POS-é"quoted"');
+    assert.equal((await byId(other.token)).get(first)?.external_id, null);
+  });
+  after(() => t.close());
+});

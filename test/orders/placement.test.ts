@@ -137,6 +137,10 @@ describe('guests place orders at the storefront', () => {
     );
     const before = await ok(t, tenant.token, 'GET', `/orders/${placed.order.id}`);
     assert.equal(before.items[0].product_id, calzone.id);
+    // Listed before the deletion too: the list's kept text of the order must not outlive the product.
+    const listedBefore = await ok(t, tenant.token, 'GET', '/orders?limit=100');
+    const first = listedBefore.data.find((order: { id: string }) => order.id === placed.order.id);
+    assert.deepEqual(first, before);
     await ok(t, tenant.token, 'DELETE', `/menu/products/${calzone.id}`, undefined, 200);
     const after = await ok(t, tenant.token, 'GET', `/orders/${placed.order.id}`);
     assert.deepEqual(after.items[0], { ...before.items[0], product_id: null });

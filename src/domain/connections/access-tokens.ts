@@ -46,6 +46,8 @@ export async function issueAccessToken(
 export interface ApiAuth {
   tenantId: string;
   connectionId: string;
+  /** The connection's app. */
+  appId: string;
   /** The token's scopes (a narrowed token may have fewer than its connection). */
   scopes: readonly Scope[];
   plan: Plan;
@@ -78,6 +80,7 @@ function tokenLookup(db: Db, hashes: readonly string[]) {
       't.token_hash',
       't.tenant_id',
       't.connection_id',
+      'c.app_id',
       't.scopes',
       't.expires_at',
       't.revoked_at',
@@ -141,6 +144,7 @@ export async function checkAccessToken(db: Db, token: string, now: Date): Promis
     auth: {
       tenantId: row.tenant_id,
       connectionId: row.connection_id,
+      appId: row.app_id,
       scopes,
       plan: row.plan,
       subscriptionActive: row.subscription_active,

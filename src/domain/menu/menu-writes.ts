@@ -40,14 +40,7 @@ export const updateOrder: ListOrder<'updated_at'> = { key: 'updated_at', directi
 
 /** The app whose external_ids the ctx's actor sees and sets: a connection's app; nobody else has any. */
 export async function viewerApp(ctx: Ctx): Promise<string | null> {
-  if (ctx.actor.kind !== 'connection') return null;
-  const row = await ctx.db
-    .selectFrom('connections')
-    .select('app_id')
-    .where('tenant_id', '=', tenantOf(ctx))
-    .where('id', '=', ctx.actor.connectionId)
-    .executeTakeFirst();
-  return row?.app_id ?? null;
+  return ctx.actor.kind === 'connection' ? ctx.actor.appId : null;
 }
 
 /** The external_id as `viewer` sees it: its own value, else null. */

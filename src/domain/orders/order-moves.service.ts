@@ -10,6 +10,7 @@ import {
   lockListedOrder,
   orderOf,
   orderRecord,
+  productsOf,
   productsOnMenu,
   publicOrderOf,
   tenantOf,
@@ -146,7 +147,7 @@ async function move(
     .where('id', '=', row.id)
     .execute();
   const updated = await orderRecord(ctx, row.id);
-  const onMenu = await productsOnMenu(ctx, [updated]);
+  const onMenu = await productsOnMenu(ctx, productsOf([updated]));
   await recordEvent(ctx, {
     tenantId: row.tenant_id,
     type: to === 'cancelled' ? 'order.cancelled' : 'order.status_changed',

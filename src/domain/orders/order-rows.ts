@@ -69,13 +69,11 @@ export function noOrder(id: string): ApiError {
 
 /** The app whose acknowledgements the ctx's actor sees: a connection's app; none for anyone else. */
 function callerApp(ctx: Ctx) {
-  return ctx.actor.kind === 'connection'
-    ? sql<string>`(SELECT app_id FROM connections WHERE tenant_id = ${tenantOf(ctx)} AND id = ${ctx.actor.connectionId})`
-    : sql<string>`NULL::uuid`;
+  return ctx.actor.kind === 'connection' ? sql<string>`${ctx.actor.appId}::uuid` : sql<string>`NULL::uuid`;
 }
 
-/** The restaurant's orders (alias `o`, the caller's acknowledgement `a`), each as an OrderRecord. */
-export function ordersQuery(ctx: Ctx) {
+/** The restaurant's orders (alias `o`) with the caller's acknowledgement (alias `a`), nothing selected yet. */
+export function ordersWithAcknowledgement(ctx: Ctx) {
   return ctx.db
     .selectFrom('orders as o')
     .leftJoin('order_acknowledgements as a', (join) =>
@@ -84,8 +82,16 @@ export function ordersQuery(ctx: Ctx) {
         .onRef('a.order_id', '=', 'o.id')
         .on('a.app_id', '=', callerApp(ctx)),
     )
-    .select([...orderColumns, 'a.external_id as ack_external_id', 'a.acknowledged_at as ack_at'])
     .where('o.tenant_id', '=', tenantOf(ctx));
+}
+
+/** The restaurant's orders, each as an OrderRecord (aliases as ordersWithAcknowledgement's). */
+export function ordersQuery(ctx: Ctx) {
+  return ordersWithAcknowledgement(ctx).select([
+    ...orderColumns,
+    'a.external_id as ack_external_id',
+    'a.acknowledged_at as ack_at',
+  ]);
 }
 
 /** The order with this id; `listed` only (an unpaid online order does not exist for the API). */
@@ -116,12 +122,9 @@ export async function lockListedOrder(ctx: Ctx, id: string): Promise<LockedOrder
   return row;
 }
 
-/** Of the products these orders' lines name, those still on the menu. */
-export async function productsOnMenu(
-  ctx: Ctx,
-  records: readonly OrderRecord[],
-): Promise<ReadonlySet<string>> {
-  const named = [...new Set(records.flatMap((record) => record.items.map((item) => item.product_id)))];
+/** Of these products (named by orders' lines), those still on the menu. */
+export async function productsOnMenu(ctx: Ctx, productIds: Iterable<string>): Promise<ReadonlySet<string>> {
+  const named = [...new Set(productIds)];
   if (named.length === 0) return new Set();
   const rows = await ctx.db
     .selectFrom('menu_products')
@@ -132,9 +135,14 @@ export async function productsOnMenu(
   return new Set(rows.map((row) => row.id));
 }
 
+/** The products the lines of these orders name. */
+export function productsOf(records: readonly OrderRecord[]): string[] {
+  return records.flatMap((record) => record.items.map((item) => item.product_id));
+}
+
 /** The Orders of these records as the caller sees them. */
 export async function ordersOf(ctx: Ctx, records: readonly OrderRecord[]): Promise<Order[]> {
-  const onMenu = await productsOnMenu(ctx, records);
+  const onMenu = await productsOnMenu(ctx, productsOf(records));
   return records.map((record) => orderOf(record, onMenu));
 }
 

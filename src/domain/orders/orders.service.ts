@@ -2,7 +2,8 @@ import type { OrdersTable } from '../../db/schema.ts';
 import type { Ctx } from '../shared/context.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import type { Order } from './order.schema.ts';
-import { orderRecord, ordersOf, ordersQuery } from './order-rows.ts';
+import { orderRecord, ordersOf, ordersWithAcknowledgement } from './order-rows.ts';
+import { orderTexts } from './order-texts.ts';
 
 /** GET /orders filters (spec: GET /orders); each one absent means no filter. */
 export interface OrderFilters {
@@ -24,9 +25,18 @@ export function orderListOrder(filters: OrderFilters): ListOrder<'updated_at'> {
   return { key: 'updated_at', direction: filters.updated_since === undefined ? 'desc' : 'asc' };
 }
 
-/** The listed orders matching `filters`, as the calling app sees them, in the list's order. */
-export async function listOrders(ctx: Ctx, filters: OrderFilters, page: PageRange): Promise<Order[]> {
-  let query = ordersQuery(ctx).where('o.listed', '=', true);
+/**
+ * The listed orders matching `filters`, as the calling app sees them, in the list's order, each
+ * as its JSON text (order-texts.ts) with what the cursor needs.
+ */
+export async function listOrders(
+  ctx: Ctx,
+  filters: OrderFilters,
+  page: PageRange,
+): Promise<{ id: string; updated_at: Date; json: string }[]> {
+  let query = ordersWithAcknowledgement(ctx)
+    .select(['o.id', 'o.updated_at', 'a.external_id as ack_external_id', 'a.acknowledged_at as ack_at'])
+    .where('o.listed', '=', true);
   if (filters.status) query = query.where('o.status', 'in', filters.status as OrdersTable['status'][]);
   if (filters.type) query = query.where('o.type', 'in', filters.type as OrdersTable['type'][]);
   if (filters.updated_since) query = query.where('o.updated_at', '>', filters.updated_since);
@@ -40,7 +50,13 @@ export async function listOrders(ctx: Ctx, filters: OrderFilters, page: PageRang
   if (filters.acknowledged !== undefined)
     query = query.where('a.order_id', filters.acknowledged ? 'is not' : 'is', null);
   if (filters.external_id !== undefined) query = query.where('a.external_id', '=', filters.external_id);
-  return ordersOf(ctx, await inPageOrder(query, orderListOrder(filters), page, 'o').execute());
+  const listed = await inPageOrder(query, orderListOrder(filters), page, 'o').execute();
+  const texts = await orderTexts(ctx, listed);
+  return listed.map((order, index) => ({
+    id: order.id,
+    updated_at: order.updated_at,
+    json: texts[index] as string,
+  }));
 }
 
 export async function getOrder(ctx: Ctx, id: string): Promise<Order> {

@@ -7,6 +7,7 @@ import {
   type OrderRecord,
   orderRecord,
   ordersQuery,
+  productsOf,
   productsOnMenu,
   publicOrderOf,
 } from '../orders/order-rows.ts';
@@ -45,7 +46,7 @@ export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<Order
 /** The order a guest's key opens, as its guest sees it. */
 export async function guestOrderByKey(ctx: Ctx, guestKey: string): Promise<GuestOrder> {
   const record = await orderByGuestKey(ctx, guestKey);
-  return guestOrderOf(record, await productsOnMenu(ctx, [record]));
+  return guestOrderOf(record, await productsOnMenu(ctx, productsOf([record])));
 }
 
 /** Starts the online payment of the guest's order at `provider` (ctx outside a transaction). */
@@ -145,7 +146,7 @@ export async function recordPaymentOutcome(
       .executeTakeFirst();
     if (!paid) return true;
     const record = await orderRecord(ctx, payment.order_id);
-    const object = publicOrderOf(record, await productsOnMenu(ctx, [record]));
+    const object = publicOrderOf(record, await productsOnMenu(ctx, productsOf([record])));
     const livemode = await isLive(ctx);
     for (const type of ['order.created', 'order.paid'] as const)
       await recordEvent(ctx, {

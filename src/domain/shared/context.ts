@@ -30,7 +30,13 @@ export type Role = 'owner' | 'staff';
  * a guest ordering at the storefront; or the service itself (the operator's CLI, background jobs).
  */
 export type Actor =
-  | { readonly kind: 'connection'; readonly connectionId: string; readonly scopes: readonly string[] }
+  | {
+      readonly kind: 'connection';
+      readonly connectionId: string;
+      /** The connection's app: whose external_ids and acknowledgements the actor sees. */
+      readonly appId: string;
+      readonly scopes: readonly string[];
+    }
   | { readonly kind: 'account'; readonly accountId: string; readonly role: Role | null }
   | { readonly kind: 'guest' }
   | { readonly kind: 'system' };

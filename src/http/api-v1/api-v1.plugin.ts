@@ -117,7 +117,12 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         const base = {
           clock,
           tenantId: auth.tenantId,
-          actor: { kind: 'connection', connectionId: auth.connectionId, scopes: auth.scopes },
+          actor: {
+            kind: 'connection',
+            connectionId: auth.connectionId,
+            appId: auth.appId,
+            scopes: auth.scopes,
+          },
         } as const;
         if (!writes) return route.handler({ ...base, db }, request as never, auth, reply);
         // Only here may a request wait on other servers (ctx.images): no transaction is open.

@@ -27,6 +27,7 @@ import {
   keysetPosition,
   LimitParam,
   ListOf,
+  listJson,
 } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
@@ -139,7 +140,7 @@ export const listOrdersRoute = apiRoute({
       ...errorResponses(400, 401, 403, 429, 500),
     },
   },
-  handler: (ctx, request) => {
+  handler: async (ctx, request, _auth, reply) => {
     const { status, type, created_since, created_until, paid, acknowledged } = request.query;
     const filters: OrderFilters = {
       ...(status !== undefined && { status: status.split(',') }),
@@ -150,7 +151,10 @@ export const listOrdersRoute = apiRoute({
       ...(acknowledged !== undefined && { acknowledged }),
       ...menuListFilters(request),
     };
-    return keysetPage(list, orderListOrder(filters), request.query, (page) => listOrders(ctx, filters, page));
+    const page = await keysetPage(list, orderListOrder(filters), request.query, (range) =>
+      listOrders(ctx, filters, range),
+    );
+    return reply.type('application/json; charset=utf-8').send(listJson(page, (order) => order.json));
   },
 });
 
