@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import { type Insertable, sql } from 'kysely';
 import type { OrdersTable } from '../../db/schema.ts';
 import { recordEvent } from '../events/events.store.ts';
-import { isLive } from '../menu/menu-writes.ts';
-import { taxRatesIn } from '../menu/tax-rates.ts';
+import type { TaxClass } from '../menu/menu.schema.ts';
+import { taxCountryOf } from '../menu/tax-country.ts';
+import { vatRates } from '../menu/vat-rates.ts';
 import type { Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId, newSecret, sha256 } from '../shared/ids.ts';
@@ -68,11 +69,12 @@ export async function placeOrder(
   const tenantId = tenantOf(ctx);
   const now = ctx.clock.now();
   const store = await getStore(ctx);
-  const { plan, livemode } = await restaurantOf(ctx);
+  const restaurant = await restaurantOf(ctx);
+  const { plan, livemode } = restaurant;
   checkType(store, plan, input);
   const table = input.type === 'dine_in' ? await tableByKey(ctx, input.table_key) : null;
   const requestedFor = options.anyHour ? null : checkTime(store, input, now);
-  const lines = await pricedLines(ctx, input, now);
+  const lines = await pricedLines(ctx, input, now, taxCountryOf(restaurant));
   const subtotal = lines.reduce((sum, line) => sum + line.line_total, 0);
   if (input.type === 'delivery' && subtotal < store.min_order)
     throw refuse('invalid_request', `Delivery orders start at ${store.min_order} (minor units).`, 'items');
@@ -137,13 +139,14 @@ export async function placeOrder(
   return { object: 'placed_order', order: guestOrderOf(saved, onMenu), guest_key: guestKey };
 }
 
-async function restaurantOf(ctx: Ctx): Promise<{ plan: Plan; livemode: boolean }> {
-  const { plan } = await ctx.db
+/** What placement needs of the restaurant, read once: its plan, whether it is live, where it taxes. */
+async function restaurantOf(ctx: Ctx) {
+  const restaurant = await ctx.db
     .selectFrom('restaurants')
-    .select('plan')
+    .select(['plan', 'livemode', 'country', 'timezone'])
     .where('id', '=', tenantOf(ctx))
     .executeTakeFirstOrThrow();
-  return { plan: plan as Plan, livemode: await isLive(ctx) };
+  return { ...restaurant, plan: restaurant.plan as Plan };
 }
 
 function checkType(store: Store, plan: Plan, input: PlaceOrderInput): void {
@@ -219,8 +222,13 @@ interface PricedLine {
   options: { id: string; name: string; price_delta: number; group_id: string; group_name: string }[];
 }
 
-/** The order's lines priced from the menu now, every product, option and choice count checked. */
-async function pricedLines(ctx: Ctx, input: PlaceOrderInput, now: Date): Promise<PricedLine[]> {
+/** The order's lines priced from the menu now (VAT of `taxCountry`), every product, option and choice count checked. */
+async function pricedLines(
+  ctx: Ctx,
+  input: PlaceOrderInput,
+  now: Date,
+  taxCountry: string | null,
+): Promise<PricedLine[]> {
   const tenantId = tenantOf(ctx);
   const productIds = [...new Set(input.items.map((item) => item.product_id))];
   const products = await ctx.db
@@ -268,7 +276,7 @@ async function pricedLines(ctx: Ctx, input: PlaceOrderInput, now: Date): Promise
           .where('group_id', 'in', groupIds)
           .execute();
   const optionById = new Map(options.map((option) => [option.id, option]));
-  const rates = await taxRatesIn(ctx);
+  const rates = (taxClass: TaxClass) => vatRates(taxCountry, taxClass);
   const onSale = (thing: { available: boolean; unavailable_until: Date | null }) =>
     thing.available || (thing.unavailable_until !== null && thing.unavailable_until <= now);
 
