@@ -51,20 +51,14 @@ const noAcknowledgement = '"external_id":null,"acknowledged_at":null';
 /** The Orders of `listed`, as the caller sees them, as JSON texts: kept ones, the rest read once. */
 export async function orderTexts(ctx: Ctx, listed: readonly ListedOrder[]): Promise<string[]> {
   const texts = textsOf(ctx.db);
-  const missing = listed.filter((order) => !texts.has(keyOf(order)));
-  const fresh = new Map<string, OrderText>();
+  const found = new Map(listed.map((order) => [order.id, texts.get(keyOf(order))]));
+  const missing = listed.filter((order) => found.get(order.id) === undefined).map((order) => order.id);
   if (missing.length > 0) {
-    const records = await ordersQuery(ctx)
-      .where(
-        'o.id',
-        'in',
-        missing.map((order) => order.id),
-      )
-      .execute();
-    for (const record of records) fresh.set(record.id, keep(texts, record));
+    // An order changed since the first read shows as it is now.
+    const records = await ordersQuery(ctx).where('o.id', 'in', missing).execute();
+    for (const record of records) found.set(record.id, keep(texts, record));
   }
-  // An order changed between the two reads shows as it is now.
-  const entries = listed.map((order) => texts.get(keyOf(order)) ?? (fresh.get(order.id) as OrderText));
+  const entries = listed.map((order) => found.get(order.id) as OrderText);
   const onMenu = await productsOnMenu(
     ctx,
     entries.flatMap((entry) => entry.productIds),
