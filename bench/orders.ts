@@ -380,7 +380,7 @@ export async function benchOrders(
         alignColumns(
           ['', 'per s', 'p50 ms', 'p99 ms', 'count', 'errors', 'ratio'],
           [
-            row('bare transaction (3 INSERTs)', inserting, '1.000'),
+            row('bare transaction (2 INSERTs)', inserting, '1.000'),
             row('placement (guest API)', placing, placeRatio.toFixed(3)),
           ],
           1,
