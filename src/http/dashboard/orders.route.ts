@@ -1,11 +1,12 @@
 import type { Server } from 'node:http';
 import { PassThrough } from 'node:stream';
-import Type from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { OrderBoardSchema } from '../../domain/orders/kitchen.schema.ts';
 import { boardVersion, orderBoard } from '../../domain/orders/kitchen.service.ts';
 import {
   AcceptInputSchema,
   AdvanceInputSchema,
+  type Order,
   OrderSchema,
   ReasonInputSchema,
 } from '../../domain/orders/order.schema.ts';
@@ -31,6 +32,21 @@ const orderParams = Type.Object(
 const noQuery = Type.Object({}, { additionalProperties: false });
 
 /** The kitchen is the owners' and the staff's: both see the board and move its orders. */
+/** A move of an order from the board: the same operation, body and state machine as the API's. */
+function kitchenMove<B extends TSchema>(
+  action: string,
+  body: B,
+  run: (ctx: Ctx, id: string, input: Static<B>) => Promise<Order>,
+): SignedInRoute {
+  return signedInRoute({
+    method: 'POST',
+    url: `${base}/:order_id/${action}`,
+    auth: kitchenRoles,
+    schema: { params: orderParams, querystring: noQuery, body, response: { 200: OrderSchema } },
+    handler: (ctx, request) => run(ctx, request.params.order_id, request.body as Static<B>),
+  });
+}
+
 export const kitchenRoles: SignedInAuth = { session: 'account', restaurantRoles: ['owner', 'staff'] };
 
 /** How often an open stream reads the board's version. */
@@ -130,52 +146,8 @@ export const orderBoardRoutes: readonly SignedInRoute[] = [
       return orderStream(ctx, request.server.server);
     },
   }),
-  signedInRoute({
-    method: 'POST',
-    url: `${base}/:order_id/accept`,
-    auth: kitchenRoles,
-    schema: {
-      params: orderParams,
-      querystring: noQuery,
-      body: AcceptInputSchema,
-      response: { 200: OrderSchema },
-    },
-    handler: (ctx, request) => acceptOrder(ctx, request.params.order_id, request.body),
-  }),
-  signedInRoute({
-    method: 'POST',
-    url: `${base}/:order_id/advance`,
-    auth: kitchenRoles,
-    schema: {
-      params: orderParams,
-      querystring: noQuery,
-      body: AdvanceInputSchema,
-      response: { 200: OrderSchema },
-    },
-    handler: (ctx, request) => advanceOrder(ctx, request.params.order_id, request.body),
-  }),
-  signedInRoute({
-    method: 'POST',
-    url: `${base}/:order_id/cancel`,
-    auth: kitchenRoles,
-    schema: {
-      params: orderParams,
-      querystring: noQuery,
-      body: ReasonInputSchema,
-      response: { 200: OrderSchema },
-    },
-    handler: (ctx, request) => cancelOrder(ctx, request.params.order_id, request.body),
-  }),
-  signedInRoute({
-    method: 'POST',
-    url: `${base}/:order_id/reject`,
-    auth: kitchenRoles,
-    schema: {
-      params: orderParams,
-      querystring: noQuery,
-      body: ReasonInputSchema,
-      response: { 200: OrderSchema },
-    },
-    handler: (ctx, request) => rejectOrder(ctx, request.params.order_id, request.body),
-  }),
+  kitchenMove('accept', AcceptInputSchema, acceptOrder),
+  kitchenMove('advance', AdvanceInputSchema, advanceOrder),
+  kitchenMove('cancel', ReasonInputSchema, cancelOrder),
+  kitchenMove('reject', ReasonInputSchema, rejectOrder),
 ];
