@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import {
   type AvailabilityEntry,
@@ -8,7 +8,7 @@ import {
   maxAvailabilityEntries,
 } from './availability.schema.ts';
 import type { Option, Product } from './menu.schema.ts';
-import { changedFields, lockMenu, recordMenuEvents, tenantOf, viewerApp } from './menu-writes.ts';
+import { changedFields, lockMenu, recordMenuEvents, viewerApp } from './menu-writes.ts';
 import { optionOf, optionsOf } from './option-group-rows.ts';
 import { productsWithIds } from './products.service.ts';
 import { type SoldOutState, soldOutState } from './sold-out-until.ts';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.ts';
-import type { Clock, Ctx } from '../shared/context.ts';
+import { type Clock, type Ctx, tenantOf } from '../shared/context.ts';
 import { writeTransaction } from '../shared/write-collisions.ts';
-import { lockMenu, recordMenuEvents, tenantOf } from './menu-writes.ts';
+import { lockMenu, recordMenuEvents } from './menu-writes.ts';
 import { optionOf, optionsOf } from './option-group-rows.ts';
 import { productsWithIds } from './products.service.ts';
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { MenuCategoriesTable } from '../../db/schema.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { inPageOrder, type PageRange } from '../shared/paging.ts';
@@ -24,7 +24,6 @@ import {
   orTaken,
   recordMenuEvent,
   shownExternalId,
-  tenantOf,
   updateOrder,
   viewerApp,
 } from './menu-writes.ts';

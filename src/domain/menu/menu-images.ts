@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { enqueueJob } from '../jobs/jobs.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import type { FetchedImage, ImageFetcher, ImageSizes } from '../shared/image-fetcher.ts';
-import { isLive, tenantOf } from './menu-writes.ts';
+import { isLive } from './menu-writes.ts';
 
 /*
  * Menu images (spec: PUT /menu, Images). A product's image_url stays as the app sent it; Servery

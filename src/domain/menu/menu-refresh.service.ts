@@ -1,9 +1,9 @@
 import { recordEvent } from '../events/events.store.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { characterCount } from '../shared/text.ts';
 import { type MenuRefreshInput, type MenuRefreshRequest, maxRefreshNote } from './menu-refresh.schema.ts';
-import { isLive, tenantOf } from './menu-writes.ts';
+import { isLive } from './menu-writes.ts';
 
 /** Control characters but tabs and line breaks: a note may have several lines. */
 const controlCharacter = /(?![\t\n\r])\p{Cc}/u;

@@ -1,10 +1,10 @@
 import Type, { type Static } from 'typebox';
+import { nullable } from '../shared/common.schema.ts';
 import {
   categoryTaxClass,
   ExternalIdInput,
   GroupName,
   maxCategoryName,
-  nullable,
   OptionName,
   optionGroupInputFields,
   optionInputFields,

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { recordEvent } from '../events/events.store.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { maxDownloadsPerRequest, maxTestRestaurantImages, takeImages } from './menu-images.ts';
 import {
@@ -13,7 +13,7 @@ import {
   syncLimits,
 } from './menu-sync.schema.ts';
 import { type MenuRows, planSync, type SyncPlan, type TableWrites } from './menu-sync-plan.ts';
-import { isLive, lockMenu, tenantOf, viewerApp } from './menu-writes.ts';
+import { isLive, lockMenu, viewerApp } from './menu-writes.ts';
 
 /*
  * PUT /menu, the whole-menu sync of an app (spec: PUT /menu; decisions.md: Menu):

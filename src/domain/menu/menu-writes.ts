@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { EventType } from '../events/events.store.ts';
 import { recordEvents } from '../events/events.store.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { ListOrder } from '../shared/paging.ts';
@@ -17,11 +17,6 @@ import type { ListOrder } from '../shared/paging.ts';
  *   resource's field names) and `previous` (their earlier values), and nothing at all when no
  *   field changed.
  */
-
-export function tenantOf(ctx: Ctx): string {
-  if (ctx.tenantId === null) throw new Error('menu operations act for one restaurant');
-  return ctx.tenantId;
-}
 
 /*
  * Menu writes of one restaurant take turns: each holds the restaurant's menu lock (an advisory

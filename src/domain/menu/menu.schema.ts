@@ -1,9 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp } from '../shared/common.schema.ts';
+import { nullable, Timestamp } from '../shared/common.schema.ts';
 import { allergenLimits, dietLimits } from './label-rules.ts';
-
-export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
 
 /** Longest names (spec: Limits, Field limits); positions as `PUT /menu` takes them. */
 export const maxCategoryName = 80;

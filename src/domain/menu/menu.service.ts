@@ -1,7 +1,7 @@
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { allCategories } from './categories.service.ts';
 import type { Menu } from './menu.schema.ts';
-import { tenantOf, viewerApp } from './menu-writes.ts';
+import { viewerApp } from './menu-writes.ts';
 import { allOptionGroups } from './option-groups.service.ts';
 import { allProducts } from './products.service.ts';
 

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { MenuOptionGroupsTable, MenuOptionsTable } from '../../db/schema.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import type { Option, OptionGroup } from './menu.schema.ts';
-import { recordMenuEvent, shownExternalId, tenantOf } from './menu-writes.ts';
+import { recordMenuEvent, shownExternalId } from './menu-writes.ts';
 
 /*
  * Option groups and options as resources, and removing a group with its options: what the group and

@@ -1,4 +1,4 @@
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { inPageOrder, type PageRange } from '../shared/paging.ts';
@@ -21,7 +21,6 @@ import {
   nextPosition,
   orTaken,
   recordMenuEvent,
-  tenantOf,
   updateOrder,
   viewerApp,
 } from './menu-writes.ts';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { inPageOrder, type PageRange } from '../shared/paging.ts';
@@ -28,7 +28,6 @@ import {
   orTaken,
   recordMenuEvent,
   shownExternalId,
-  tenantOf,
   updateOrder,
   viewerApp,
 } from './menu-writes.ts';

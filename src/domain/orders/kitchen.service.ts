@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { getStore } from '../store/store.service.ts';
 import { boardRecentHours, type OrderBoard } from './kitchen.schema.ts';
-import { ordersOf, ordersQuery, tenantOf } from './order-rows.ts';
+import { orderRecordSelection, ordersOf, ordersWithAcknowledgement } from './order-rows.ts';
 import { finalOrderStatuses } from './order-status.ts';
 
 /*
@@ -16,20 +16,21 @@ import { finalOrderStatuses } from './order-status.ts';
 /** At most this many orders on a board, the oldest first. */
 const maxBoardOrders = 500;
 
+/** The orders on the board (alias `o`): listed, not final or changed in the last few hours. */
 function boardOrders(ctx: Ctx) {
   const since = new Date(ctx.clock.now().getTime() - boardRecentHours * 60 * 60 * 1000);
-  return ctx.db
-    .selectFrom('orders')
-    .where('tenant_id', '=', tenantOf(ctx))
-    .where('listed', '=', true)
-    .where((eb) => eb.or([eb('status', 'not in', [...finalOrderStatuses]), eb('updated_at', '>=', since)]));
+  return ordersWithAcknowledgement(ctx)
+    .where('o.listed', '=', true)
+    .where((eb) =>
+      eb.or([eb('o.status', 'not in', [...finalOrderStatuses]), eb('o.updated_at', '>=', since)]),
+    );
 }
 
 /** The board's version now: it changes when an order on it, or the store's settings, change. */
 export async function boardVersion(ctx: Ctx): Promise<string> {
   const orders = await boardOrders(ctx)
     .select(
-      sql<string>`md5(coalesce(string_agg(id::text || ':' || status || ':' || (extract(epoch from updated_at) * 1000)::bigint::text, ',' ORDER BY id), ''))`.as(
+      sql<string>`md5(coalesce(string_agg(o.id::text || ':' || o.status || ':' || (extract(epoch from o.updated_at) * 1000)::bigint::text, ',' ORDER BY o.id), ''))`.as(
         'digest',
       ),
     )
@@ -46,12 +47,8 @@ export async function boardVersion(ctx: Ctx): Promise<string> {
 export async function orderBoard(ctx: Ctx): Promise<OrderBoard> {
   const version = await boardVersion(ctx);
   const store = await getStore(ctx);
-  const since = new Date(ctx.clock.now().getTime() - boardRecentHours * 60 * 60 * 1000);
-  const records = await ordersQuery(ctx)
-    .where('o.listed', '=', true)
-    .where((eb) =>
-      eb.or([eb('o.status', 'not in', [...finalOrderStatuses]), eb('o.updated_at', '>=', since)]),
-    )
+  const records = await boardOrders(ctx)
+    .select(orderRecordSelection)
     .orderBy('o.created_at')
     .orderBy('o.id')
     .limit(maxBoardOrders)

@@ -1,7 +1,7 @@
 import type { OrdersTable } from '../../db/schema.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { checkExternalIdText, isLive, orTaken, viewerApp } from '../menu/menu-writes.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { assertTransition } from '../shared/state-machine.ts';
 import type { AcceptInput, AcknowledgeInput, AdvanceInput, Order, ReasonInput } from './order.schema.ts';
@@ -13,7 +13,6 @@ import {
   productsOf,
   productsOnMenu,
   publicOrderOf,
-  tenantOf,
 } from './order-rows.ts';
 import { type OrderStatus, orderTransitions, usableOrderStatuses } from './order-status.ts';
 import { getOrder } from './orders.service.ts';

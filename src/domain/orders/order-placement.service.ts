@@ -5,7 +5,7 @@ import { recordEvent } from '../events/events.store.ts';
 import type { TaxClass } from '../menu/menu.schema.ts';
 import { taxCountryOf } from '../menu/tax-country.ts';
 import { vatRates } from '../menu/vat-rates.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId, newSecret, sha256 } from '../shared/ids.ts';
 import { requireFeature } from '../shared/plans.ts';
@@ -16,7 +16,7 @@ import type { Store } from '../store/store.schema.ts';
 import { getStore, leadMinutes } from '../store/store.service.ts';
 import { orderMoney } from './order-amounts.ts';
 import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
-import { guestOrderOf, publicOrderOf, tenantOf } from './order-rows.ts';
+import { guestOrderOf, publicOrderOf } from './order-rows.ts';
 
 /*
  * A guest places an order (storefront or table QR code). Everything a real restaurant checks, each

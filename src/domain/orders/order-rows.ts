@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { OrdersTable } from '../../db/schema.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid } from '../shared/ids.ts';
 import type { GuestOrder, Order } from './order.schema.ts';
@@ -58,11 +58,6 @@ export type OrderRecord = Pick<Selectable<OrdersTable>, OrderColumn> & {
   ack_at: Date | null;
 };
 
-export function tenantOf(ctx: Ctx): string {
-  if (ctx.tenantId === null) throw new Error('order operations act for one restaurant');
-  return ctx.tenantId;
-}
-
 export function noOrder(id: string): ApiError {
   return new ApiError('not_found', `No order ${id} in this restaurant.`);
 }
@@ -85,13 +80,16 @@ export function ordersWithAcknowledgement(ctx: Ctx) {
     .where('o.tenant_id', '=', tenantOf(ctx));
 }
 
+/** What an OrderRecord selects of ordersWithAcknowledgement. */
+export const orderRecordSelection = [
+  ...orderColumns,
+  'a.external_id as ack_external_id',
+  'a.acknowledged_at as ack_at',
+] as const;
+
 /** The restaurant's orders, each as an OrderRecord (aliases as ordersWithAcknowledgement's). */
 export function ordersQuery(ctx: Ctx) {
-  return ordersWithAcknowledgement(ctx).select([
-    ...orderColumns,
-    'a.external_id as ack_external_id',
-    'a.acknowledged_at as ack_at',
-  ]);
+  return ordersWithAcknowledgement(ctx).select(orderRecordSelection);
 }
 
 /** The order with this id; `listed` only (an unpaid online order does not exist for the API). */

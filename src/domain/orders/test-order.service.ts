@@ -1,9 +1,8 @@
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { getStore } from '../store/store.service.ts';
 import type { PlacedOrder } from './order-placement.schema.ts';
 import { placeOrder } from './order-placement.service.ts';
-import { tenantOf } from './order-rows.ts';
 
 /*
  * The console's one-click test order in a developer's test restaurant: up to two products on sale

@@ -58,6 +58,12 @@ export interface Ctx {
   readonly images?: ImageFetcher;
 }
 
+/** The restaurant the ctx acts in; an operation of one restaurant called above any is a bug. */
+export function tenantOf(ctx: Ctx): string {
+  if (ctx.tenantId === null) throw new Error('an operation of one restaurant called without one');
+  return ctx.tenantId;
+}
+
 export function systemCtx(db: Db, clock: Clock = systemClock): Ctx {
   return { db, clock, tenantId: null, actor: { kind: 'system' } };
 }

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { StoreAreasTable } from '../../db/schema.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { creationOrder, inPageOrder, type PageRange } from '../shared/paging.ts';
@@ -14,11 +14,6 @@ import {
 } from './table.schema.ts';
 
 const noArea = (id: string) => new ApiError('not_found', `This restaurant has no area ${id}.`);
-
-function tenantOf(ctx: Ctx): string {
-  if (ctx.tenantId === null) throw new Error('area operations act for one restaurant');
-  return ctx.tenantId;
-}
 
 function areaOf(row: Selectable<StoreAreasTable>): DashboardArea {
   return {

@@ -1,9 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { usableOrderStatuses } from '../orders/order-status.ts';
-import { Timestamp } from '../shared/common.schema.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+import { nullable, Timestamp } from '../shared/common.schema.ts';
 
 /** A local time of day (spec: Store, opening_hours): `HH:MM`, 00:00 to 23:59. */
 export const LocalTime = Type.String({

@@ -15,7 +15,7 @@ import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
 import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
-import type { Clock, Ctx } from '../shared/context.ts';
+import { type Clock, type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { type Feature, requireFeature } from '../shared/plans.ts';
 import type { Plan } from '../shared/scopes.ts';
@@ -43,11 +43,6 @@ export const maxSpecialDays = 60;
 
 /** The feature each order type needs (pickup and delivery are in every plan). */
 const orderTypeFeatures: Partial<Record<OrderType, Feature>> = { dine_in: 'dine_in' };
-
-function tenantOf(ctx: Ctx): string {
-  if (ctx.tenantId === null) throw new Error('store operations act for one restaurant');
-  return ctx.tenantId;
-}
 
 /*
  * The address as one line; postal code and city are split out only when the line starts with a

@@ -1,8 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp } from '../shared/common.schema.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+import { nullable, Timestamp } from '../shared/common.schema.ts';
 
 /** Longest table label and area name; party sizes and seats (spec: party_size 1 to 200). */
 export const maxLabel = 40;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { creationOrder, inPageOrder, type PageRange } from '../shared/paging.ts';
@@ -14,11 +14,6 @@ import {
 } from './table.schema.ts';
 
 const noTable = (id: string) => new ApiError('not_found', `This restaurant has no table ${id}.`);
-
-function tenantOf(ctx: Ctx): string {
-  if (ctx.tenantId === null) throw new Error('table operations act for one restaurant');
-  return ctx.tenantId;
-}
 
 /** A table's QR key: 128 random bits, short enough for a small code (base64url, 22 characters). */
 function newQrKey(): string {
