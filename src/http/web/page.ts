@@ -21,7 +21,7 @@ export interface FormError {
 /** What the layout of every page needs; each page's template gets it with the page's own data. */
 export interface PageView {
   locale: Locale;
-  /** The page's namespace first, then the shared `pages`. */
+  /** The page's namespaces in turn, then the shared `pages`. */
   t: TFunction;
   stylesheet: string;
   /** The header's second line: the surface's name, linking to its home. */
@@ -32,12 +32,14 @@ export interface PageView {
   languages?: LanguageLink[];
 }
 
+/** A page's view; `namespaces` are its catalogs (the page's own, then its surface's), before `pages`. */
 export function pageView(
   locale: Locale,
-  namespace: string,
+  namespaces: string | readonly string[],
   extras: Omit<PageView, 'locale' | 't' | 'stylesheet'> = {},
 ): PageView {
-  return { locale, t: translator(locale, [namespace, 'pages']), stylesheet: assetUrl('site.css'), ...extras };
+  const catalogs = [...(typeof namespaces === 'string' ? [namespaces] : namespaces), 'pages'];
+  return { locale, t: translator(locale, catalogs), stylesheet: assetUrl('site.css'), ...extras };
 }
 
 /** Renders a page's template (`<surface>/pages/<name>`) with the view and the page's data. */

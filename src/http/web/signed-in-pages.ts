@@ -33,8 +33,11 @@ export interface SignedInPage {
   /** Acting as the signed-in account (the restaurant gate adds a restaurant and the role there). */
   ctx: Ctx;
   accountId: string;
-  /** The page's view, with the account and sign-out in the header; the page adds its `nav`. */
-  view(): PageView;
+  /**
+   * The page's view, with the account and sign-out in the header; the page adds its `nav`. A page
+   * with a catalog of its own (`<surface>-<area>.json`) names it: its keys come first.
+   */
+  view(namespace?: string): PageView;
 }
 
 export type SignedInPageHandler = (
@@ -81,9 +84,14 @@ export async function signedInPages(
   const withCsrf = { preHandler: app.csrfProtection };
 
   /** The view of a page of this surface, signed in or not. */
-  const viewOf = (request: FastifyRequest, extras: Pick<PageView, 'nav' | 'account'> = {}): PageView => {
+  const viewOf = (
+    request: FastifyRequest,
+    extras: Pick<PageView, 'nav' | 'account'> = {},
+    namespace?: string,
+  ): PageView => {
     const locale = localeOf(request);
-    const view = pageView(locale, surface.namespace, {
+    const namespaces = namespace ? [namespace, surface.namespace] : surface.namespace;
+    const view = pageView(locale, namespaces, {
       languages: languageLinks(request, locale),
       ...extras,
     });
@@ -217,6 +225,10 @@ export async function signedInPages(
       csrfToken: csrf.token(request, reply),
     };
     const asAccount = accountCtx(options.db, options.clock, accountId);
-    return handler(request, reply, { ctx: asAccount, accountId, view: () => viewOf(request, { account }) });
+    return handler(request, reply, {
+      ctx: asAccount,
+      accountId,
+      view: (namespace) => viewOf(request, { account }, namespace),
+    });
   };
 }

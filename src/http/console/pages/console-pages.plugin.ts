@@ -6,18 +6,9 @@ import type { Ctx } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { consoleSessions, storefrontPreviewSessions } from '../../shared/sessions.ts';
-import type { NavItem, PageView } from '../../web/page.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
-
-/** The console's navigation; an entry without `href` is a page still to come. */
-function navigation(view: PageView, current: 'home'): NavItem[] {
-  return [
-    { label: view.t('nav.home'), href: '/console', current: current === 'home' },
-    { label: view.t('nav.apps') },
-    { label: view.t('nav.webhooks') },
-  ];
-}
+import { consoleNavigation } from './console-navigation.ts';
 
 /**
  * The developer console's pages at `/console` (its JSON API is at `/console/api`): sign-in for
@@ -41,7 +32,7 @@ export async function consolePagesPlugin(app: FastifyInstance, options: SignedIn
         200,
         renderPage(
           'console/pages/home',
-          { ...page, nav: navigation(page, 'home') },
+          { ...page, nav: consoleNavigation(page, 'home') },
           { apps, testRestaurants, failed: done === 'no-product' },
         ),
       );

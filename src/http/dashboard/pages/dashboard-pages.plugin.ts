@@ -6,7 +6,7 @@ import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
 import { menuPages } from './menu-pages.ts';
 import { ordersPages } from './orders-page.ts';
-import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
+import { dashboardNavigation, restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
 
 /*
  * The restaurant dashboard's pages at `/dashboard` (its JSON API is at `/dashboard/api`): sign-in
@@ -30,7 +30,7 @@ export async function dashboardPagesPlugin(
     signedInPage(async (_request, reply, { ctx, accountId, view }) => {
       const restaurants = await restaurantsOfAccount(ctx, accountId);
       const page = view();
-      const nav = [{ label: page.t('nav.restaurants'), href: '/dashboard', current: true }];
+      const nav = dashboardNavigation(page, 'restaurants');
       return sendPage(reply, 200, renderPage('dashboard/pages/home', { ...page, nav }, { restaurants }));
     }),
   );

@@ -2,13 +2,20 @@ import type { FastifyReply } from 'fastify';
 import type { Role } from '../../../domain/shared/context.ts';
 import { messagePage, type NavItem, type PageView, sendPage } from '../../web/page.ts';
 
-/** The restaurant's pages with a link; the others are still to come (shown as text). */
-type Section = 'overview' | 'menu' | 'orders';
+type Section = 'overview' | 'store' | 'tables' | 'orders' | 'menu' | 'apps' | 'webhooks';
 
-/**
- * A restaurant's navigation: the orders are linked for owners and staff (the kitchen), the menu
- * for owners, who edit it (menuEditors).
- */
+/** The sections staff may open too (the kitchen); the others are the owners', as in the JSON API. */
+const staffSections: readonly Section[] = ['overview', 'orders'];
+
+/** The dashboard's own navigation, outside a restaurant. */
+export function dashboardNavigation(view: PageView, current: 'restaurants' | 'account'): NavItem[] {
+  return [
+    { label: view.t('nav.restaurants'), href: '/dashboard', current: current === 'restaurants' },
+    { label: view.t('nav.account'), href: '/dashboard/account', current: current === 'account' },
+  ];
+}
+
+/** A restaurant's navigation: every section for owners; for staff, the others as text. */
 export function restaurantNavigation(
   view: PageView,
   restaurantId: string,
@@ -16,16 +23,16 @@ export function restaurantNavigation(
   role: Role | null,
 ): NavItem[] {
   const home = `/dashboard/restaurants/${restaurantId}`;
-  return [
-    { label: view.t('nav.overview'), href: home, current: current === 'overview' },
-    ...(['store', 'tables', 'webhooks'] as const).map((section) => ({
-      label: view.t(`nav.${section}`),
-    })),
-    { label: view.t('nav.orders'), href: `${home}/orders`, current: current === 'orders' },
-    role === 'owner'
-      ? { label: view.t('nav.menu'), href: `${home}/menu`, current: current === 'menu' }
-      : { label: view.t('nav.menu') },
-  ];
+  const sections: Section[] = ['overview', 'store', 'tables', 'orders', 'menu', 'apps', 'webhooks'];
+  return sections.map((section) => {
+    const label = view.t(`nav.${section}`);
+    if (role !== 'owner' && !staffSections.includes(section)) return { label };
+    return {
+      label,
+      href: section === 'overview' ? home : `${home}/${section}`,
+      current: section === current,
+    };
+  });
 }
 
 /** The answer for a restaurant the account may not see: 404, as if it did not exist. */
