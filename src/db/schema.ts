@@ -36,6 +36,8 @@ export interface RestaurantsTable {
   plan: 'starter' | 'pro' | 'premium';
   livemode: boolean;
   subscription_active: Generated<boolean>;
+  /** Counted up by every transaction that removes menu products (see 0022). */
+  product_removals: Generated<number>;
   created_at: CreatedAt;
 }
 

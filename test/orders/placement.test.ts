@@ -150,6 +150,27 @@ describe('guests place orders at the storefront', () => {
     assert.equal(inList.items[0].name, 'Calzone special');
   });
 
+  it('shows a line’s product_id as null once a menu sync removed the product', async () => {
+    const own = await orderingTenant(t);
+    await ok(t, own.token, 'PUT', '/menu', {
+      mode: 'merge',
+      categories: [],
+      products: [{ external_id: 'p-focaccia', name: 'Focaccia', price: 700 }],
+      option_groups: [],
+    });
+    const products = await ok(t, own.token, 'GET', '/menu/products?limit=100');
+    const focaccia = products.data.find((product: { name: string }) => product.name === 'Focaccia');
+    const placed = await place(t, own, pickupOrder(own, { items: [{ product_id: focaccia.id, quantity: 1 }] }));
+    const listedBefore = await ok(t, own.token, 'GET', '/orders?limit=100');
+    const first = listedBefore.data.find((order: { id: string }) => order.id === placed.order.id);
+    assert.equal(first.items[0].product_id, focaccia.id);
+    await ok(t, own.token, 'PUT', '/menu', { mode: 'replace', categories: [], products: [], option_groups: [] });
+    const listed = await ok(t, own.token, 'GET', '/orders?limit=100');
+    const inList = listed.data.find((order: { id: string }) => order.id === placed.order.id);
+    assert.equal(inList.items[0].product_id, null);
+    assert.equal(inList.items[0].name, 'Focaccia');
+  });
+
   it('lets a paid order be worked through accept, advance and cancel', async () => {
     const { id } = await placePaid(t, tenant);
     const accepted = await ok(t, tenant.token, 'POST', `/orders/${id}/accept`, { prep_minutes: 15 }, 200);

@@ -13,7 +13,7 @@ import {
   syncLimits,
 } from './menu-sync.schema.ts';
 import { type MenuRows, planSync, type SyncPlan, type TableWrites } from './menu-sync-plan.ts';
-import { isLive, lockMenu, viewerApp } from './menu-writes.ts';
+import { countProductRemoval, isLive, lockMenu, viewerApp } from './menu-writes.ts';
 
 /*
  * PUT /menu, the whole-menu sync of an app (spec: PUT /menu; decisions.md: Menu):
@@ -250,6 +250,7 @@ async function writePlan(ctx: Ctx, plan: SyncPlan): Promise<void> {
   await deleteRows(ctx, 'menu_options', ids(plan.options));
   await deleteRows(ctx, 'menu_option_groups', ids(plan.groups));
   await deleteRows(ctx, 'menu_products', ids(plan.products));
+  if (plan.products.remove.length > 0) await countProductRemoval(ctx);
   await deleteRows(ctx, 'menu_categories', ids(plan.categories));
 }
 

@@ -30,6 +30,18 @@ export async function lockMenu(ctx: Ctx): Promise<void> {
   );
 }
 
+/**
+ * Counts a removal of menu products in the restaurant (see migration 0022): every transaction that
+ * deletes products calls it, so the orders list knows its products found on the menu may be gone.
+ */
+export async function countProductRemoval(ctx: Ctx): Promise<void> {
+  await ctx.db
+    .updateTable('restaurants')
+    .set((eb) => ({ product_removals: eb('product_removals', '+', 1) }))
+    .where('id', '=', tenantOf(ctx))
+    .execute();
+}
+
 /** Lists of menu objects: the least recently changed first (spec: List filters). */
 export const updateOrder: ListOrder<'updated_at'> = { key: 'updated_at', direction: 'asc' };
 

@@ -20,6 +20,7 @@ import { maxTestRestaurantImages, productImages, takeImages } from './menu-image
 import {
   changedFields,
   checkExternalIdFree,
+  countProductRemoval,
   externalIdChanged,
   externalIdWrite,
   knownId,
@@ -409,6 +410,7 @@ export async function deleteProduct(ctx: Ctx, id: string): Promise<Deleted<'prod
     .where('id', '=', product.id)
     .executeTakeFirst();
   if (deleted.numDeletedRows === 0n) throw noProduct(id);
+  await countProductRemoval(ctx);
   await recordMenuEvent(ctx, 'menu.product.deleted', product);
   return { object: 'product', id: product.id, deleted: true };
 }

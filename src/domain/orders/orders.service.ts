@@ -1,5 +1,5 @@
 import type { OrdersTable } from '../../db/schema.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import type { Order } from './order.schema.ts';
 import { orderRecord, ordersOf, ordersWithAcknowledgement } from './order-rows.ts';
@@ -36,6 +36,14 @@ export async function listOrders(
 ): Promise<{ id: string; updated_at: Date; json: string }[]> {
   let query = ordersWithAcknowledgement(ctx)
     .select(['o.id', 'o.updated_at', 'a.external_id as ack_external_id', 'a.acknowledged_at as ack_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('restaurants')
+        .select('product_removals')
+        .where('id', '=', tenantOf(ctx))
+        .$asScalar()
+        .as('product_removals'),
+    )
     .where('o.listed', '=', true);
   if (filters.status) query = query.where('o.status', 'in', filters.status as OrdersTable['status'][]);
   if (filters.type) query = query.where('o.type', 'in', filters.type as OrdersTable['type'][]);
@@ -51,7 +59,7 @@ export async function listOrders(
     query = query.where('a.order_id', filters.acknowledged ? 'is not' : 'is', null);
   if (filters.external_id !== undefined) query = query.where('a.external_id', '=', filters.external_id);
   const listed = await inPageOrder(query, orderListOrder(filters), page, 'o').execute();
-  const texts = await orderTexts(ctx, listed);
+  const texts = await orderTexts(ctx, listed, listed[0]?.product_removals ?? 0);
   return listed.map((order, index) => ({
     id: order.id,
     updated_at: order.updated_at,
