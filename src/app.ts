@@ -33,6 +33,7 @@ import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/shared/j
 import { notFoundOrMethodNotAllowed } from './http/shared/method-not-allowed.ts';
 import { parseQueryString } from './http/shared/query-string.ts';
 import { validatorCompiler } from './http/shared/validation.ts';
+import { sitePagesPlugin } from './http/site/site-pages.plugin.ts';
 import { storefrontPagesPlugin } from './http/storefront/pages/storefront-pages.plugin.ts';
 import { storefrontApiPlugin } from './http/storefront/storefront-api.plugin.ts';
 import { rewriteStorefrontHost } from './http/storefront/storefront-host.ts';
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(earlierMetadataAddress, { config: deps.config });
   await app.register(authorizePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(assetsPlugin);
+  await app.register(sitePagesPlugin, { config: deps.config });
   await app.register(consolePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(consolePagesPlugin, { db: deps.db, clock, config: deps.config, limiters });

@@ -52,14 +52,14 @@ export interface PagesUnderTest {
 }
 
 /**
- * Serves a test app on 127.0.0.1 and starts Chromium before the file's tests, and ends both after
- * them; the fields are there once the tests run.
+ * Serves a test app (built with `options`) on 127.0.0.1 and starts Chromium before the file's
+ * tests, and ends both after them; the fields are there once the tests run.
  */
-export function pagesInChromium(): PagesUnderTest {
+export function pagesInChromium(options: Parameters<typeof buildTestApp>[0] = {}): PagesUnderTest {
   const under = {} as { t: TestApp; serviceUrl: string; browser: BrowserContext };
   let closeBrowser: (() => Promise<void>) | undefined;
   before(async () => {
-    under.t = await buildTestApp();
+    under.t = await buildTestApp(options);
     await under.t.app.listen({ host: '127.0.0.1', port: 0 });
     under.serviceUrl = `http://127.0.0.1:${(under.t.app.server.address() as AddressInfo).port}`;
     ({ browser: under.browser, close: closeBrowser } = await launchChromium());

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { type Account, createAccount } from '../domain/accounts/accounts.service.ts';
+import { createAccount } from '../domain/accounts/accounts.service.ts';
+import { signUpDeveloper } from '../domain/accounts/developer-sign-up.ts';
 import { removeTotp } from '../domain/accounts/totp.ts';
-import { createRestaurant, type Restaurant } from '../domain/restaurants/restaurants.service.ts';
 import { inAdminTransaction } from './admin-transaction.ts';
 import { optionalText, parseCommandLine, printResult, required } from './command-line.ts';
 
@@ -62,26 +62,13 @@ export async function createDeveloperCommand(args: string[]): Promise<void> {
   const email = required(command, 'email', values.email);
   const password = values.password ?? generatePassword();
   const generated = values.password === undefined ? password : null;
-  const { account, restaurant } = await inAdminTransaction(
-    async (ctx): Promise<{ account: Account; restaurant: Restaurant }> => {
-      const account = await createAccount(ctx, {
-        email,
-        name: optionalText(values.name),
-        password,
-        developer: true,
-      });
-      const label = (account.name ?? account.email.split('@')[0] ?? 'Developer').slice(0, 100);
-      const restaurant = await createRestaurant(ctx, {
-        name: `${label} Test Restaurant`,
-        timezone: values.timezone.trim(),
-        currency: values.currency.trim().toUpperCase(),
-        country: values.country.trim().toUpperCase(),
-        plan: 'pro',
-        livemode: false,
-        ownerIds: [account.id],
-      });
-      return { account, restaurant };
-    },
+  const { account, restaurant } = await inAdminTransaction((ctx) =>
+    signUpDeveloper(ctx, {
+      email,
+      name: optionalText(values.name),
+      password,
+      testRestaurant: { timezone: values.timezone, currency: values.currency, country: values.country },
+    }),
   );
   printResult(
     values.json,

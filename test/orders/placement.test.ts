@@ -160,11 +160,20 @@ describe('guests place orders at the storefront', () => {
     });
     const products = await ok(t, own.token, 'GET', '/menu/products?limit=100');
     const focaccia = products.data.find((product: { name: string }) => product.name === 'Focaccia');
-    const placed = await place(t, own, pickupOrder(own, { items: [{ product_id: focaccia.id, quantity: 1 }] }));
+    const placed = await place(
+      t,
+      own,
+      pickupOrder(own, { items: [{ product_id: focaccia.id, quantity: 1 }] }),
+    );
     const listedBefore = await ok(t, own.token, 'GET', '/orders?limit=100');
     const first = listedBefore.data.find((order: { id: string }) => order.id === placed.order.id);
     assert.equal(first.items[0].product_id, focaccia.id);
-    await ok(t, own.token, 'PUT', '/menu', { mode: 'replace', categories: [], products: [], option_groups: [] });
+    await ok(t, own.token, 'PUT', '/menu', {
+      mode: 'replace',
+      categories: [],
+      products: [],
+      option_groups: [],
+    });
     const listed = await ok(t, own.token, 'GET', '/orders?limit=100');
     const inList = listed.data.find((order: { id: string }) => order.id === placed.order.id);
     assert.equal(inList.items[0].product_id, null);

@@ -59,8 +59,18 @@ test('console: a developer signs in with a second factor, sees apps and test res
   assert.ok(await page.getByText(testKitchen.name).isVisible());
   const nav = page.getByRole('navigation', { name: 'Main navigation' });
   assert.equal(await nav.getByRole('link', { name: 'Home' }).getAttribute('aria-current'), 'page');
-  assert.ok(await nav.getByText('Apps').isVisible());
-  assert.ok(await nav.getByText('Webhooks').isVisible());
+  for (const [name, href] of [
+    ['Apps', '/console/apps'],
+    ['Try it', '/console/try-it'],
+    ['Account', '/console/account'],
+  ])
+    assert.equal(await nav.getByRole('link', { name }).getAttribute('href'), href);
+  const inDashboard = page.getByRole('link', { name: testKitchen.name });
+  assert.equal(await inDashboard.getAttribute('href'), `/dashboard/restaurants/${testKitchen.id}`);
+  assert.equal(
+    await rows.filter({ hasText: app.clientId }).getByRole('link', { name: 'Till Pro' }).getAttribute('href'),
+    `/console/apps/${app.clientId}`,
+  );
   await screenshot(page, 'console-home');
   await page.setViewportSize({ width: 375, height: 740 });
   await screenshot(page, 'console-home-mobile');

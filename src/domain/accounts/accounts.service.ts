@@ -1,6 +1,7 @@
 import type { Ctx } from '../shared/context.ts';
 import { InputError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
+import { characterCount } from '../shared/text.ts';
 import { hashPassword } from './password.ts';
 
 export interface NewAccount {
@@ -18,23 +19,50 @@ export interface Account {
 }
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Sign-in refuses longer passwords without hashing them (http/shared/sessions.ts).
+const longestPassword = 1000;
+const longestName = 100;
 
+/** The e-mail address belongs to another account already (in any letter case). */
+export class EmailTakenError extends InputError {
+  override name = 'EmailTakenError';
+
+  constructor(email: string) {
+    super(`an account with the e-mail ${email} exists already`, { param: 'email' });
+  }
+}
+
+/*
+ * A new account, refused (an InputError whose `param` names the field) unless:
+ * - the e-mail looks like one and has at most 200 characters, and no account has it in any letter
+ *   case (EmailTakenError; the unique index on lower(email) settles a race between two);
+ * - the password has 10 to 1000 characters; the name, if any, at most 100.
+ */
 export async function createAccount(ctx: Ctx, input: NewAccount): Promise<Account> {
   const email = input.email.trim();
   if (!emailPattern.test(email) || email.length > 200)
-    throw new InputError(`not an e-mail address: "${email}"`);
-  if (input.password.length < 10) throw new InputError('the password must have at least 10 characters');
+    throw new InputError(`not an e-mail address: "${email}"`, { param: 'email' });
+  if (input.password.length < 10 || input.password.length > longestPassword)
+    throw new InputError(`the password must have 10 to ${longestPassword} characters`, { param: 'password' });
+  if (input.name && characterCount(input.name) > longestName)
+    throw new InputError(`the name must have at most ${longestName} characters`, { param: 'name' });
   const taken = await ctx.db
     .selectFrom('accounts')
     .select('id')
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
-  if (taken) throw new InputError(`an account with the e-mail ${email} exists already`);
+  if (taken) throw new EmailTakenError(email);
   const account = { id: newId(), email, name: input.name ?? null, developer: input.developer ?? false };
-  await ctx.db
-    .insertInto('accounts')
-    .values({ ...account, password_hash: await hashPassword(input.password), created_at: ctx.clock.now() })
-    .execute();
+  try {
+    await ctx.db
+      .insertInto('accounts')
+      .values({ ...account, password_hash: await hashPassword(input.password), created_at: ctx.clock.now() })
+      .execute();
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === 'accounts_email_key')
+      throw new EmailTakenError(email);
+    throw error;
+  }
   return account;
 }
 

@@ -64,6 +64,20 @@ export async function startTotpSetup(ctx: Ctx, accountId: string): Promise<{ sec
   return { secret, uri: totpOf(secret, account.email).toString() };
 }
 
+/** The setup started and not yet confirmed (its secret and URI, to show again), or null. */
+export async function pendingTotpSetup(
+  ctx: Ctx,
+  accountId: string,
+): Promise<{ secret: string; uri: string } | null> {
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select(['email', 'totp_pending_secret'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const secret = account.totp_pending_secret;
+  return secret ? { secret, uri: totpOf(secret, account.email).toString() } : null;
+}
+
 /** Puts the setup in force if the code is one of its secret; the code is used up. */
 export async function confirmTotpSetup(ctx: Ctx, accountId: string, code: string): Promise<boolean> {
   const account = await ctx.db

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { AppsTable } from '../../db/schema.ts';
 import type { Ctx } from '../shared/context.ts';
-import { InputError } from '../shared/errors.ts';
+import { ApiError, InputError } from '../shared/errors.ts';
 import { newId, newSecret, sha256 } from '../shared/ids.ts';
 import { isScope, type Scope } from '../shared/scopes.ts';
 import { characterCount } from '../shared/text.ts';
@@ -31,34 +31,50 @@ export interface App {
   redirectUris: string[];
   scopes: Scope[];
   status: AppStatus;
+  logoUrl: string | null;
+  website: string | null;
+  createdAt: Date;
 }
 
-function checkHttpsUrl(label: string, value: string | null | undefined): void {
+/** What a developer may change of an app (its type and status stay). */
+export type AppPatch = Partial<Pick<NewApp, 'name' | 'redirectUris' | 'scopes' | 'logoUrl' | 'website'>>;
+
+function checkHttpsUrl(param: string, label: string, value: string | null | undefined): void {
   if (value == null) return;
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {}
   if (url?.protocol !== 'https:' || characterCount(value) > 500)
-    throw new InputError(`${label} must be an https URL of at most 500 characters`);
+    throw new InputError(`${label} must be an https URL of at most 500 characters`, { param });
 }
 
-function check(input: NewApp): void {
+/*
+ * What an app must be, on registering and on every change (the refusal's `param` is the field of
+ * the console's forms and JSON API; `redirect_uris[i]` names one URI):
+ * - a name of 1 to 80 characters; a type, confidential or public;
+ * - 1 to 10 redirect URIs, each as classifyRedirectUri allows (spec: Redirect URIs);
+ * - at least one scope, each one of the nine;
+ * - logo and website optional, https.
+ */
+function check(input: Omit<NewApp, 'developerId'>): void {
   if (!input.name.trim() || characterCount(input.name) > 80)
-    throw new InputError('the app name must have 1 to 80 characters');
+    throw new InputError('the app name must have 1 to 80 characters', { param: 'name' });
   if (!appTypes.includes(input.type))
-    throw new InputError(`the app type must be one of ${appTypes.join(', ')}`);
+    throw new InputError(`the app type must be one of ${appTypes.join(', ')}`, { param: 'type' });
   if (input.redirectUris.length === 0 || input.redirectUris.length > 10) {
-    throw new InputError('an app needs 1 to 10 redirect URIs');
+    throw new InputError('an app needs 1 to 10 redirect URIs', { param: 'redirect_uris' });
   }
-  for (const uri of input.redirectUris) {
+  input.redirectUris.forEach((uri, index) => {
     const result = classifyRedirectUri(uri);
-    if ('problem' in result) throw new InputError(`redirect URI "${uri}" ${result.problem}`);
-  }
-  if (input.scopes.length === 0) throw new InputError('an app needs at least one scope');
-  for (const scope of input.scopes) if (!isScope(scope)) throw new InputError(`unknown scope "${scope}"`);
-  checkHttpsUrl('the logo', input.logoUrl);
-  checkHttpsUrl('the website', input.website);
+    if ('problem' in result)
+      throw new InputError(`redirect URI "${uri}" ${result.problem}`, { param: `redirect_uris[${index}]` });
+  });
+  if (input.scopes.length === 0) throw new InputError('an app needs at least one scope', { param: 'scopes' });
+  for (const scope of input.scopes)
+    if (!isScope(scope)) throw new InputError(`unknown scope "${scope}"`, { param: 'scopes' });
+  checkHttpsUrl('logo_url', 'the logo', input.logoUrl);
+  checkHttpsUrl('website', 'the website', input.website);
 }
 
 /** Registers an app (status pending). A confidential app gets its first client secret, shown only here. */
@@ -79,8 +95,11 @@ export async function createApp(ctx: Ctx, input: NewApp): Promise<{ app: App; cl
     redirectUris: [...new Set(input.redirectUris)],
     scopes: [...new Set(input.scopes)] as Scope[],
     status: 'pending',
+    logoUrl: input.logoUrl ?? null,
+    website: input.website ?? null,
+    createdAt: ctx.clock.now(),
   };
-  const now = ctx.clock.now();
+  const now = app.createdAt;
   await ctx.db
     .insertInto('apps')
     .values({
@@ -91,8 +110,8 @@ export async function createApp(ctx: Ctx, input: NewApp): Promise<{ app: App; cl
       type: app.type,
       redirect_uris: app.redirectUris,
       scopes: app.scopes,
-      logo_url: input.logoUrl ?? null,
-      website: input.website ?? null,
+      logo_url: app.logoUrl,
+      website: app.website,
       status: app.status,
       created_at: now,
     })
@@ -112,6 +131,60 @@ export async function createApp(ctx: Ctx, input: NewApp): Promise<{ app: App; cl
       .execute();
   }
   return { app, clientSecret };
+}
+
+/** Which app, as its developer: another developer's app is not found, as an unknown one. */
+export interface DeveloperAppRef {
+  clientId: string;
+  developerId: string;
+}
+
+/** The developer's app, its row locked when `lock` (writes of one app run one after the other). */
+export async function findDeveloperApp(
+  ctx: Ctx,
+  ref: DeveloperAppRef,
+  lock = false,
+): Promise<Selectable<AppsTable>> {
+  const query = ctx.db
+    .selectFrom('apps')
+    .selectAll()
+    .where('client_id', '=', ref.clientId)
+    .where('developer_id', '=', ref.developerId);
+  const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
+  if (!row) throw new ApiError('not_found', `No app with the client_id ${ref.clientId}.`);
+  return row;
+}
+
+/*
+ * Changes a developer's app with the checks of registering (check). A change of scopes applies to
+ * consents from now on (an owner is asked for the app's scopes); existing connections keep what
+ * their owner granted until the owner consents again (spec: connecting again replaces the scopes),
+ * as the spec gives no way to widen or narrow a grant without the owner.
+ */
+export async function updateApp(ctx: Ctx, ref: DeveloperAppRef, patch: AppPatch): Promise<App> {
+  const current = appOf(await findDeveloperApp(ctx, ref, true));
+  const next = {
+    name: patch.name ?? current.name,
+    type: current.type,
+    redirectUris: patch.redirectUris ?? current.redirectUris,
+    scopes: patch.scopes ?? current.scopes,
+    logoUrl: patch.logoUrl === undefined ? current.logoUrl : patch.logoUrl,
+    website: patch.website === undefined ? current.website : patch.website,
+  };
+  check(next);
+  const row = await ctx.db
+    .updateTable('apps')
+    .set({
+      name: next.name.trim(),
+      redirect_uris: [...new Set(next.redirectUris)],
+      scopes: [...new Set(next.scopes)],
+      logo_url: next.logoUrl,
+      website: next.website,
+    })
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return appOf(row);
 }
 
 export async function setAppStatus(ctx: Ctx, clientId: string, status: AppStatus): Promise<App> {
@@ -177,7 +250,13 @@ export async function createClientSecret(
   };
 }
 
-function appOf(row: Selectable<AppsTable>): App {
+/** A new client secret for the developer's app (createClientSecret); another developer's app: not_found. */
+export async function rotateClientSecret(ctx: Ctx, ref: DeveloperAppRef) {
+  await findDeveloperApp(ctx, ref, true);
+  return createClientSecret(ctx, ref.clientId);
+}
+
+export function appOf(row: Selectable<AppsTable>): App {
   return {
     id: row.id,
     clientId: row.client_id,
@@ -187,5 +266,8 @@ function appOf(row: Selectable<AppsTable>): App {
     redirectUris: row.redirect_uris,
     scopes: row.scopes as Scope[],
     status: row.status,
+    logoUrl: row.logo_url,
+    website: row.website,
+    createdAt: row.created_at,
   };
 }

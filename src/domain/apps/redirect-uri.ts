@@ -11,26 +11,39 @@ import { characterCount } from '../shared/text.ts';
  */
 export type RedirectUriKind = 'https' | 'loopback' | 'custom';
 
+/** Which rule a refused redirect URI breaks (the console names it in the developer's language). */
+export type RedirectUriRule =
+  | 'tooLong'
+  | 'notAbsolute'
+  | 'fragment'
+  | 'credentials'
+  | 'noHost'
+  | 'httpNotLoopback'
+  | 'scheme';
+
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The kind of a redirect URI, or the reason it cannot be registered. */
-export function classifyRedirectUri(uri: string): { kind: RedirectUriKind } | { problem: string } {
-  if (characterCount(uri) > 300) return { problem: 'is longer than 300 characters' };
+export function classifyRedirectUri(
+  uri: string,
+): { kind: RedirectUriKind } | { problem: string; rule: RedirectUriRule } {
+  if (characterCount(uri) > 300) return { problem: 'is longer than 300 characters', rule: 'tooLong' };
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return { problem: 'is not an absolute URI' };
+    return { problem: 'is not an absolute URI', rule: 'notAbsolute' };
   }
-  if (uri.includes('#')) return { problem: 'must not have a fragment' };
-  if (url.username || url.password) return { problem: 'must not carry credentials' };
-  if (url.protocol === 'https:') return url.hostname ? { kind: 'https' } : { problem: 'has no host' };
+  if (uri.includes('#')) return { problem: 'must not have a fragment', rule: 'fragment' };
+  if (url.username || url.password) return { problem: 'must not carry credentials', rule: 'credentials' };
+  if (url.protocol === 'https:')
+    return url.hostname ? { kind: 'https' } : { problem: 'has no host', rule: 'noHost' };
   if (url.protocol === 'http:') {
     return loopbackHosts.has(url.hostname)
       ? { kind: 'loopback' }
-      : { problem: 'must use https (http only for loopback)' };
+      : { problem: 'must use https (http only for loopback)', rule: 'httpNotLoopback' };
   }
   return url.protocol.slice(0, -1).includes('.')
     ? { kind: 'custom' }
-    : { problem: 'must be https, loopback http, or a custom scheme containing a dot' };
+    : { problem: 'must be https, loopback http, or a custom scheme containing a dot', rule: 'scheme' };
 }

@@ -132,25 +132,42 @@ export async function consentToApp(
 export async function endConnection(ctx: Ctx): Promise<ConnectionRevoked> {
   if (ctx.actor.kind !== 'connection' || !ctx.tenantId)
     throw new Error('endConnection needs a connection actor');
+  const ended = await endActiveConnection(ctx, ctx.tenantId, ctx.actor.connectionId, 'app');
+  if (!ended) throw new ApiError('unauthorized', 'The connection was ended.');
+  return { object: 'connection', id: ctx.actor.connectionId, revoked: true };
+}
+
+/*
+ * Ends an active connection of the restaurant, by the app (`DELETE /connection`) or by the
+ * restaurant (its owner in the dashboard), the same way: every access token of it is revoked at
+ * once (its refresh tokens die with the connection), `app.disconnected` is recorded with who ended
+ * it as `reason`, the owners of a live restaurant are e-mailed. False if it was not active.
+ */
+export async function endActiveConnection(
+  ctx: Ctx,
+  tenantId: string,
+  connectionId: string,
+  reason: 'app' | 'restaurant',
+): Promise<boolean> {
   const now = ctx.clock.now();
   const ended = await ctx.db
     .updateTable('connections')
     .set({ ended_at: now })
-    .where('tenant_id', '=', ctx.tenantId)
-    .where('id', '=', ctx.actor.connectionId)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', connectionId)
     .where('ended_at', 'is', null)
     .executeTakeFirst();
-  if (ended.numUpdatedRows === 0n) throw new ApiError('unauthorized', 'The connection was ended.');
-  const object = await loadConnection(ctx, ctx.tenantId, ctx.actor.connectionId);
+  if (ended.numUpdatedRows === 0n) return false;
+  const object = await loadConnection(ctx, tenantId, connectionId);
   await recordEvent(ctx, {
-    tenantId: ctx.tenantId,
+    tenantId,
     type: 'app.disconnected',
-    connectionId: ctx.actor.connectionId,
+    connectionId,
     livemode: object.livemode,
-    data: { object, reason: 'app' },
+    data: { object, reason },
   });
   if (object.livemode) {
-    await emailOwners(ctx, ctx.tenantId, {
+    await emailOwners(ctx, tenantId, {
       template: 'appDisconnected',
       params: { app: object.app.name, restaurant: object.tenant.name },
     });
@@ -158,9 +175,9 @@ export async function endConnection(ctx: Ctx): Promise<ConnectionRevoked> {
   await ctx.db
     .updateTable('access_tokens')
     .set({ revoked_at: now })
-    .where('tenant_id', '=', ctx.tenantId)
-    .where('connection_id', '=', ctx.actor.connectionId)
+    .where('tenant_id', '=', tenantId)
+    .where('connection_id', '=', connectionId)
     .where('revoked_at', 'is', null)
     .execute();
-  return { object: 'connection', id: ctx.actor.connectionId, revoked: true };
+  return true;
 }

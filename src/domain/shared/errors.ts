@@ -45,7 +45,17 @@ export class ApiError extends Error {
   }
 }
 
-/** Mistakes an operator makes on the command line or in settings: shown as they are, exit non-zero. */
+/**
+ * Mistakes an operator makes on the command line or in settings: shown as they are, exit non-zero.
+ * `param` names the input at fault where a form shows the error beside its field (the console's app
+ * forms; the console's JSON API answers it as 400 `invalid_request` with that `param`).
+ */
 export class InputError extends Error {
   override name = 'InputError';
+  readonly param: string | undefined;
+
+  constructor(message: string, options: { param?: string } = {}) {
+    super(message);
+    this.param = options.param;
+  }
 }

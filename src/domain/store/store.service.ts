@@ -17,7 +17,7 @@ import { type EventType, recordEvent } from '../events/events.store.ts';
 import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
 import { type Clock, type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
-import { type Feature, requireFeature } from '../shared/plans.ts';
+import { type Feature, features, requireFeature } from '../shared/plans.ts';
 import type { Plan } from '../shared/scopes.ts';
 import { characterCount } from '../shared/text.ts';
 import { parseTimestamp } from '../shared/timestamps.ts';
@@ -236,6 +236,18 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
 
 export async function getStore(ctx: Ctx): Promise<Store> {
   return (await loadStore(ctx, false)).store;
+}
+
+/** The store and its restaurant's plan (the dashboard shows the order types the plan lacks). */
+export async function getStoreAndPlan(ctx: Ctx): Promise<{ store: Store; plan: Plan }> {
+  const { store, plan } = await loadStore(ctx, false);
+  return { store, plan };
+}
+
+/** The plans that include an order type, or null when every plan does. */
+export function plansWithOrderType(type: OrderType): readonly Plan[] | null {
+  const feature = orderTypeFeatures[type];
+  return feature ? features[feature].plans : null;
 }
 
 /**

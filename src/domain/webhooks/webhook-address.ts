@@ -24,7 +24,28 @@ export interface AddressRules {
 const systemResolve = async (hostname: string) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((found) => found.address);
 
-const refused = (message: string) => new ApiError('invalid_request', message, { param: 'url' });
+/** Why an address is refused: pages say it in the person's language (the message is English). */
+export type AddressRefusal =
+  | 'too_long'
+  | 'not_url'
+  | 'not_https'
+  | 'credentials'
+  | 'unresolvable'
+  | 'not_public';
+
+/** A refused webhook address: a 400 on `url`, with the reason and the host it is about. */
+export class WebhookAddressRefused extends ApiError {
+  readonly reason: AddressRefusal;
+  readonly host: string | undefined;
+  constructor(reason: AddressRefusal, message: string, host?: string) {
+    super('invalid_request', message, { param: 'url' });
+    this.reason = reason;
+    this.host = host;
+  }
+}
+
+const refused = (reason: AddressRefusal, message: string, host?: string) =>
+  new WebhookAddressRefused(reason, message, host);
 
 /*
  * A webhook address:
@@ -34,17 +55,17 @@ const refused = (message: string) => new ApiError('invalid_request', message, { 
  */
 export async function checkWebhookUrl(value: string, rules: AddressRules): Promise<URL> {
   if (characterCount(value) > maxWebhookUrlLength)
-    throw refused(`The webhook address must have at most ${maxWebhookUrlLength} characters.`);
+    throw refused('too_long', `The webhook address must have at most ${maxWebhookUrlLength} characters.`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw refused('The webhook address must be an absolute https URL.');
+    throw refused('not_url', 'The webhook address must be an absolute https URL.');
   }
   if (url.protocol !== 'https:' && !(rules.allowInsecure && url.protocol === 'http:'))
-    throw refused('The webhook address must be an https URL.');
+    throw refused('not_https', 'The webhook address must be an https URL.');
   if (url.username || url.password)
-    throw refused('The webhook address must not contain a user name or password.');
+    throw refused('credentials', 'The webhook address must not contain a user name or password.');
   await checkPublicHost(url.hostname, rules);
   return url;
 }
@@ -66,13 +87,18 @@ export async function checkPublicHost(hostname: string, rules: AddressRules): Pr
     try {
       addresses = await (rules.resolve ?? systemResolve)(host);
     } catch {
-      throw refused(`The webhook address's host ${hostname} cannot be resolved.`);
+      throw refused('unresolvable', `The webhook address's host ${hostname} cannot be resolved.`, hostname);
     }
   }
-  if (addresses.length === 0) throw refused(`The webhook address's host ${hostname} has no address.`);
+  if (addresses.length === 0)
+    throw refused('unresolvable', `The webhook address's host ${hostname} has no address.`, hostname);
   for (const address of addresses) {
     const range = refusedRange(address, rules.allowInsecure);
     if (range)
-      throw refused(`The webhook address's host ${hostname} is not a public internet address (${range}).`);
+      throw refused(
+        'not_public',
+        `The webhook address's host ${hostname} is not a public internet address (${range}).`,
+        hostname,
+      );
   }
 }

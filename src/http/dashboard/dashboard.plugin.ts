@@ -3,6 +3,7 @@ import { accountRoutes } from '../shared/account-routes.ts';
 import { dashboardSessions } from '../shared/sessions.ts';
 import { type SignedInApiOptions, signedInApi } from '../shared/signed-in-api.ts';
 import type { SignedInRoute } from '../shared/signed-in-route.ts';
+import { connectionRoutes } from './connections.route.ts';
 import { menuRoutes } from './menu.route.ts';
 import { endOrderStreams, orderBoardRoutes } from './orders.route.ts';
 import { storeRoutes } from './store.route.ts';
@@ -17,6 +18,7 @@ export const dashboardRoutes: readonly SignedInRoute[] = [
   ...storeRoutes,
   ...menuRoutes,
   ...orderBoardRoutes,
+  ...connectionRoutes,
 ];
 
 /*

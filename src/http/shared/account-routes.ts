@@ -33,22 +33,19 @@ const wrongCode = () => new ApiError('invalid_request', 'That code is not right.
  *   POST starts a setup (a secret and its otpauth:// URI for an authenticator app, not in force
  *   yet); POST …/confirm {code} puts it in force with a code of the new secret; DELETE {code}
  *   turns it off with a current code. Wrong codes count against the sign-in limit of the account
- *   (10 in 15 minutes), so a stolen session cannot guess its way to switching it off.
+ *   (Sessions.secondFactorChange, as on the account pages).
  */
 // Sessions are written by the Sessions plumbing itself, outside the request's transaction.
 export function accountRoutes(api: string): SignedInRoute[] {
   const secondFactor = `${api}/account/second-factor`;
   const withCode =
-    (check: (ctx: Ctx, accountId: string, code: string) => Promise<boolean>) =>
+    (change: (ctx: Ctx, accountId: string, code: string) => Promise<boolean>) =>
     async (ctx: Ctx, code: string, { sessions }: SurfaceServices) => {
       const accountId = actingAccount(ctx);
-      const key = `second-factor ${accountId}`;
-      const limit = await sessions.limiter.peek(key);
-      if (!limit.allowed) throw tooMany('Too many wrong codes. Try again later.', limit.resetSeconds);
-      if (!(await check(ctx, accountId, code.trim()))) {
-        await sessions.limiter.consume(key);
-        throw wrongCode();
-      }
+      const outcome = await sessions.secondFactorChange(ctx, accountId, code, change);
+      if (outcome.kind === 'limited')
+        throw tooMany('Too many wrong codes. Try again later.', outcome.resetSeconds);
+      if (outcome.kind === 'refused') throw wrongCode();
       return { object: 'second_factor' as const, enabled: await hasTotp(ctx, accountId) };
     };
   const confirm = withCode(confirmTotpSetup);

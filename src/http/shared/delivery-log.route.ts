@@ -47,6 +47,22 @@ export interface DeliveryLogOptions {
 
 const noBody = Type.Object({}, { additionalProperties: false });
 
+/**
+ * Counts a resend or test event (the JSON API's and the pages' alike): at most 10 a minute per
+ * app (per webhook for a restaurant's own), else 429 rate_limited with Retry-After.
+ */
+export async function countManualSend(webhook: LoggedWebhook, limiter: Limiter): Promise<void> {
+  const state = await limiter.consume(webhook.appId ?? webhook.id);
+  if (!state.allowed)
+    throw new ApiError(
+      'rate_limited',
+      `Resends and test events: at most ${manualSendLimit.points} a minute.`,
+      {
+        headers: { 'retry-after': String(state.resetSeconds) },
+      },
+    );
+}
+
 /*
  * A webhook's delivery log, resend and test events (spec: Webhooks, Console), for the console
  * (the app's webhook) and the dashboard (a restaurant's own):
@@ -62,15 +78,6 @@ export function deliveryLogRoutes(options: DeliveryLogOptions): SignedInRoute[] 
     { ...params.properties, delivery_id: Type.String({ maxLength: 100 }) },
     { additionalProperties: false },
   );
-  const countSend = async (webhook: LoggedWebhook, limiter: Limiter) => {
-    const state = await limiter.consume(webhook.appId ?? webhook.id);
-    if (!state.allowed)
-      throw new ApiError(
-        'rate_limited',
-        `Resends and test events: at most ${manualSendLimit.points} a minute.`,
-        { headers: { 'retry-after': String(state.resetSeconds) } },
-      );
-  };
   const pathOf = (request: { params: unknown }) => request.params as Record<string, string>;
 
   return [
@@ -112,7 +119,7 @@ export function deliveryLogRoutes(options: DeliveryLogOptions): SignedInRoute[] 
       handler: async (ctx, request, _reply, { manualSends, webhooks }) => {
         const webhook = await webhookOf(ctx, pathOf(request));
         await getDelivery(ctx, webhook.id, request.params.delivery_id);
-        await countSend(webhook, manualSends);
+        await countManualSend(webhook, manualSends);
         return resendDelivery(ctx, webhook.id, request.params.delivery_id, webhooks.delivery);
       },
     }),
@@ -129,7 +136,7 @@ export function deliveryLogRoutes(options: DeliveryLogOptions): SignedInRoute[] 
       handler: async (ctx, request, _reply, { manualSends, webhooks }) => {
         const webhook = await webhookOf(ctx, pathOf(request));
         const type = checkTestEventType(webhook, request.body.type);
-        await countSend(webhook, manualSends);
+        await countManualSend(webhook, manualSends);
         return sendTestEvent(ctx, webhook, type, webhooks.delivery);
       },
     }),

@@ -164,6 +164,27 @@ export class Sessions {
     return { kind: 'accepted' };
   }
 
+  /**
+   * A change of the signed-in account's second factor that a code must allow (`change`: confirming
+   * a setup, turning it off), in the ctx's transaction. Wrong codes count against the sign-in limit
+   * of the account (10 in 15 minutes), so a stolen session cannot guess its way to switching it off.
+   */
+  async secondFactorChange(
+    ctx: Ctx,
+    accountId: string,
+    code: string,
+    change: (ctx: Ctx, accountId: string, code: string) => Promise<boolean>,
+  ): Promise<CodeOutcome> {
+    const key = `second-factor ${accountId}`;
+    const limit = await this.limiter.peek(key);
+    if (!limit.allowed) return { kind: 'limited', resetSeconds: limit.resetSeconds };
+    if (!(await change(ctx, accountId, code.trim()))) {
+      await this.limiter.consume(key);
+      return { kind: 'refused' };
+    }
+    return { kind: 'accepted' };
+  }
+
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = request.cookies[this.#cookie.name];
     if (token) await endSession(this.#ctx, token);

@@ -24,8 +24,11 @@ export interface SignedInPagesOptions {
   db: Db;
   clock: Clock;
   limiters: Limiters;
-  /** `appUrl` (default `baseUrl`) serves the console and dashboard: when https, their cookies are Secure. */
-  config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'appUrl'>>;
+  /**
+   * `appUrl` (default `baseUrl`) serves the console and dashboard: when https, their cookies are
+   * Secure. `webhooksAllowInsecure`: the webhook pages' addresses and sends, as the JSON API's.
+   */
+  config: Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'appUrl' | 'webhooksAllowInsecure'>>;
 }
 
 /** What a signed-in page's handler gets besides the request. */
@@ -33,6 +36,8 @@ export interface SignedInPage {
   /** Acting as the signed-in account (the restaurant gate adds a restaurant and the role there). */
   ctx: Ctx;
   accountId: string;
+  /** The surface's sessions and their sign-in limit (changes of the second factor count there). */
+  sessions: Sessions;
   /**
    * The page's view, with the account and sign-out in the header; the page adds its `nav`. A page
    * with a catalog of its own (`<surface>-<area>.json`) names it: its keys come first.
@@ -46,6 +51,26 @@ export type SignedInPageHandler = (
   page: SignedInPage,
 ) => Promise<FastifyReply>;
 
+/** What the handler of a page for visitors who are not signed in (the console's sign-up) gets. */
+export interface SignedOutPage {
+  /** The surface's sessions: whether the visitor is signed in already; signing in. */
+  sessions: Sessions;
+  /** The page's view, without an account in the header. */
+  view(namespace?: string): PageView;
+  /** The CSRF token of the page's form. */
+  csrfToken(): string;
+}
+
+type PageRoute = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** `signedInPage(handler)` wraps a signed-in page; `signedInPage.signedOut(handler)` a page before sign-in. */
+export interface SignedInPageWrapper {
+  (handler: SignedInPageHandler): PageRoute;
+  signedOut(
+    handler: (request: FastifyRequest, reply: FastifyReply, page: SignedOutPage) => Promise<FastifyReply>,
+  ): PageRoute;
+}
+
 const headers = pageHeaders({ formActionSelf: true, referrer: 'same-origin' });
 
 /*
@@ -57,15 +82,14 @@ const headers = pageHeaders({ formActionSelf: true, referrer: 'same-origin' });
  *   a successful post the browser is sent on with 303 (post/redirect/get);
  * - pages are never cached, framed or scripted (pageHeaders).
  * Returns `signedInPage`, which wraps a page's handler: without a complete session the browser is
- * sent to sign in (or to its second factor).
+ * sent to sign in (or to its second factor); `signedInPage.signedOut` wraps a page open to anyone.
  */
 export async function signedInPages(
   app: FastifyInstance,
   options: SignedInPagesOptions,
-  surface: { sessions: SessionSurface; namespace: string },
-): Promise<
-  (handler: SignedInPageHandler) => (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
-> {
+  /** `signUp`: the surface's sign-up page, linked from its sign-in page with the text of its catalog. */
+  surface: { sessions: SessionSurface; namespace: string; signUp?: { path: string; namespace: string } },
+): Promise<SignedInPageWrapper> {
   const ctx = systemCtx(options.db, options.clock);
   const secure = new URL(options.config.appUrl ?? options.config.baseUrl).protocol === 'https:';
   const sessions = new Sessions(ctx, options.limiters, surface.sessions, secure);
@@ -137,9 +161,10 @@ export async function signedInPages(
     sendPage(
       reply,
       status,
-      renderPage('web/views/sign-in-page', viewOf(request), {
+      renderPage('web/views/sign-in-page', viewOf(request, {}, surface.signUp?.namespace), {
         action: signInPath,
         csrfToken: csrf.token(request, reply),
+        signUp: surface.signUp?.path,
         ...input,
       }),
     );
@@ -215,7 +240,7 @@ export async function signedInPages(
     return reply.redirect(signInPath, 303);
   });
 
-  return (handler) => async (request, reply) => {
+  const signedInPage: (handler: SignedInPageHandler) => PageRoute = (handler) => async (request, reply) => {
     const accountId = await sessions.signedInAccount(request);
     if (!accountId) return reply.redirect((await nextStep(request)) ?? signInPath, 303);
     const session = await sessions.current(request);
@@ -228,7 +253,15 @@ export async function signedInPages(
     return handler(request, reply, {
       ctx: asAccount,
       accountId,
+      sessions,
       view: (namespace) => viewOf(request, { account }, namespace),
     });
   };
+  const signedOut: SignedInPageWrapper['signedOut'] = (handler) => async (request, reply) =>
+    handler(request, reply, {
+      sessions,
+      view: (namespace) => viewOf(request, {}, namespace),
+      csrfToken: () => csrf.token(request, reply),
+    });
+  return Object.assign(signedInPage, { signedOut });
 }

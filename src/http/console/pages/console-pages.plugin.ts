@@ -6,9 +6,14 @@ import type { Ctx } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { consoleSessions, storefrontPreviewSessions } from '../../shared/sessions.ts';
+import { accountPages } from '../../web/account-pages.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
+import { appWebhookPages } from './app-webhook-pages.ts';
+import { appsPages } from './apps-pages.ts';
 import { consoleNavigation } from './console-navigation.ts';
+import { consoleSignUp, signUpPages } from './sign-up-pages.ts';
+import { tryItPages } from './try-it-pages.ts';
 
 /**
  * The developer console's pages at `/console` (its JSON API is at `/console/api`): sign-in for
@@ -16,7 +21,19 @@ import { consoleNavigation } from './console-navigation.ts';
  * storefront it opens and where it places a test order in one click.
  */
 export async function consolePagesPlugin(app: FastifyInstance, options: SignedInPagesOptions): Promise<void> {
-  const signedInPage = await signedInPages(app, options, { sessions: consoleSessions, namespace: 'console' });
+  const signedInPage = await signedInPages(app, options, {
+    sessions: consoleSessions,
+    namespace: 'console',
+    signUp: consoleSignUp,
+  });
+  signUpPages(app, signedInPage, options);
+  tryItPages(app, signedInPage, options);
+  appsPages(app, signedInPage);
+  appWebhookPages(app, signedInPage, options);
+  accountPages(app, signedInPage, {
+    path: '/console/account',
+    navigation: (view) => consoleNavigation(view, 'account'),
+  });
 
   app.get(
     '/console',

@@ -2,11 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import { restaurantsOfAccount } from '../../../domain/restaurants/restaurants-of-account.ts';
 import { dashboardSessions } from '../../shared/sessions.ts';
+import { accountPages } from '../../web/account-pages.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
+import { appsPages } from './apps-pages.ts';
 import { menuPages } from './menu-pages.ts';
 import { ordersPages } from './orders-page.ts';
 import { dashboardNavigation, restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
+import { storePages } from './store-pages.ts';
+import { type TablesPagesConfig, tablesPages } from './tables-pages.ts';
+import { webhooksPages } from './webhooks-pages.ts';
 
 /*
  * The restaurant dashboard's pages at `/dashboard` (its JSON API is at `/dashboard/api`): sign-in
@@ -18,7 +23,7 @@ import { dashboardNavigation, restaurantNavigation, restaurantNotFound } from '.
  */
 export async function dashboardPagesPlugin(
   app: FastifyInstance,
-  options: SignedInPagesOptions,
+  options: SignedInPagesOptions & { config: TablesPagesConfig },
 ): Promise<void> {
   const signedInPage = await signedInPages(app, options, {
     sessions: dashboardSessions,
@@ -53,4 +58,12 @@ export async function dashboardPagesPlugin(
 
   menuPages(app, signedInPage);
   ordersPages(app, signedInPage);
+  storePages(app, signedInPage);
+  tablesPages(app, signedInPage, options.config);
+  appsPages(app, signedInPage);
+  webhooksPages(app, signedInPage, options);
+  accountPages(app, signedInPage, {
+    path: '/dashboard/account',
+    navigation: (view) => dashboardNavigation(view, 'account'),
+  });
 }
