@@ -13,7 +13,7 @@ import type { Plan } from '../shared/scopes.ts';
 import { parseTimestamp } from '../shared/timestamps.ts';
 import { storeStatus } from '../store/schedule.ts';
 import type { Store } from '../store/store.schema.ts';
-import { getStore, leadMinutes } from '../store/store.service.ts';
+import { getStoreAndRestaurant, leadMinutes } from '../store/store.service.ts';
 import { orderMoney } from './order-amounts.ts';
 import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
 import { guestOrderOf, publicOrderOf } from './order-rows.ts';
@@ -68,13 +68,11 @@ export async function placeOrder(
 ): Promise<PlacedOrder> {
   const tenantId = tenantOf(ctx);
   const now = ctx.clock.now();
-  const store = await getStore(ctx);
-  const restaurant = await restaurantOf(ctx);
-  const { plan, livemode } = restaurant;
+  const { store, plan, livemode, country } = await getStoreAndRestaurant(ctx);
   checkType(store, plan, input);
   const table = input.type === 'dine_in' ? await tableByKey(ctx, input.table_key) : null;
   const requestedFor = options.anyHour ? null : checkTime(store, input, now);
-  const lines = await pricedLines(ctx, input, now, taxCountryOf(restaurant));
+  const lines = await pricedLines(ctx, input, now, taxCountryOf({ country, timezone: store.timezone }));
   const subtotal = lines.reduce((sum, line) => sum + line.line_total, 0);
   if (input.type === 'delivery' && subtotal < store.min_order)
     throw refuse('invalid_request', `Delivery orders start at ${store.min_order} (minor units).`, 'items');
@@ -137,16 +135,6 @@ export async function placeOrder(
       data: { object: publicOrderOf(saved, onMenu) },
     });
   return { object: 'placed_order', order: guestOrderOf(saved, onMenu), guest_key: guestKey };
-}
-
-/** What placement needs of the restaurant, read once: its plan, whether it is live, where it taxes. */
-async function restaurantOf(ctx: Ctx) {
-  const restaurant = await ctx.db
-    .selectFrom('restaurants')
-    .select(['plan', 'livemode', 'country', 'timezone'])
-    .where('id', '=', tenantOf(ctx))
-    .executeTakeFirstOrThrow();
-  return { ...restaurant, plan: restaurant.plan as Plan };
 }
 
 function checkType(store: Store, plan: Plan, input: PlaceOrderInput): void {
@@ -249,11 +237,14 @@ async function pricedLines(
     .where('p.id', 'in', productIds)
     .execute();
   const productById = new Map(products.map((product) => [product.id, product]));
-  // A product's groups: its own, and the shared ones it links.
-  const groups = await ctx.db
+  // A product's groups (its own, and the shared ones it links), each with its options, in one read.
+  const groupRows = await ctx.db
     .selectFrom('menu_option_groups as g')
     .leftJoin('menu_product_option_groups as l', (join) =>
       join.onRef('l.tenant_id', '=', 'g.tenant_id').onRef('l.group_id', '=', 'g.id'),
+    )
+    .leftJoin('menu_options as o', (join) =>
+      join.onRef('o.tenant_id', '=', 'g.tenant_id').onRef('o.group_id', '=', 'g.id'),
     )
     .select([
       'g.id',
@@ -261,20 +252,30 @@ async function pricedLines(
       'g.min_select',
       'g.max_select',
       sql<string>`coalesce(g.product_id, l.product_id)`.as('product_id'),
+      'o.id as option_id',
+      'o.name as option_name',
+      'o.price_delta',
+      'o.available',
+      'o.unavailable_until',
     ])
     .where('g.tenant_id', '=', tenantId)
     .where((eb) => eb.or([eb('g.product_id', 'in', productIds), eb('l.product_id', 'in', productIds)]))
     .execute();
-  const groupIds = [...new Set(groups.map((group) => group.id))];
-  const options =
-    groupIds.length === 0
+  const groups = [...new Map(groupRows.map((row) => [`${row.id} ${row.product_id}`, row])).values()];
+  const options = groupRows.flatMap((row) =>
+    row.option_id === null
       ? []
-      : await ctx.db
-          .selectFrom('menu_options')
-          .select(['id', 'group_id', 'name', 'price_delta', 'available', 'unavailable_until'])
-          .where('tenant_id', '=', tenantId)
-          .where('group_id', 'in', groupIds)
-          .execute();
+      : [
+          {
+            id: row.option_id,
+            group_id: row.id,
+            name: row.option_name as string,
+            price_delta: row.price_delta as number,
+            available: row.available as boolean,
+            unavailable_until: row.unavailable_until,
+          },
+        ],
+  );
   const optionById = new Map(options.map((option) => [option.id, option]));
   const rates = (taxClass: TaxClass) => vatRates(taxCountry, taxClass);
   const onSale = (thing: { available: boolean; unavailable_until: Date | null }) =>

@@ -173,6 +173,7 @@ interface LoadedStore {
   store: Store;
   livemode: boolean;
   plan: Plan;
+  country: string | null;
   /** A busy period still stored whose `until` has passed (shown as no busy mode): the worker's to end. */
   endedBusy: Store['busy'];
 }
@@ -231,17 +232,28 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     address: addressOf(row.address_line, row.country),
     location: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon },
   };
-  return { store, livemode: row.livemode, plan: row.plan, endedBusy: busyActive ? null : busy };
+  return {
+    store,
+    livemode: row.livemode,
+    plan: row.plan,
+    country: row.country,
+    endedBusy: busyActive ? null : busy,
+  };
 }
 
 export async function getStore(ctx: Ctx): Promise<Store> {
   return (await loadStore(ctx, false)).store;
 }
 
-/** The store and its restaurant's plan (the dashboard shows the order types the plan lacks). */
-export async function getStoreAndPlan(ctx: Ctx): Promise<{ store: Store; plan: Plan }> {
-  const { store, plan } = await loadStore(ctx, false);
-  return { store, plan };
+/**
+ * The store with what else its read has of the restaurant: the plan (the dashboard shows the order
+ * types it lacks), whether it is live and its tax country setting (placing an order).
+ */
+export async function getStoreAndRestaurant(
+  ctx: Ctx,
+): Promise<{ store: Store; plan: Plan; livemode: boolean; country: string | null }> {
+  const { store, plan, livemode, country } = await loadStore(ctx, false);
+  return { store, plan, livemode, country };
 }
 
 /** The plans that include an order type, or null when every plan does. */

@@ -16,7 +16,7 @@ import {
 } from '../../../domain/store/store.schema.ts';
 import {
   deleteClosure,
-  getStoreAndPlan,
+  getStoreAndRestaurant,
   pauseStore,
   plansWithOrderType,
   putStoreHours,
@@ -130,7 +130,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
       const ctx = await restaurantCtxOrNull(signedIn.ctx, restaurantId, storeManagers);
       if (!ctx) return restaurantNotFound(reply, signedIn.view());
       const view = signedIn.view('dashboard-store');
-      const { store, plan } = await getStoreAndPlan(ctx);
+      const { store, plan } = await getStoreAndRestaurant(ctx);
       return handler(request, reply, {
         ctx,
         view: { ...view, nav: restaurantNavigation(view, store.id, 'store', 'owner') },
