@@ -255,6 +255,39 @@ test('an owner adds, changes and deletes areas and tables; refusals are beside t
   }
 });
 
+test('an owner sets the size of tables without their own seats; a refused size is beside its field and saves nothing', async () => {
+  const owner = await newOwner();
+  const post = await poster(owner.cookie, owner.home);
+  seeOther(
+    await post(owner.home, { label: 'Window', seats: '', min_party: '', area_id: '' }),
+    /done=tableCreated/,
+  );
+  const page = await get(owner.cookie, owner.home);
+  const before = /id="default_table_seats"[^>]* value="(\d+)"/.exec(page.body)?.[1];
+  assert.ok(before, 'the form shows the current size');
+  assert.match(page.body, new RegExp(`${before} \\(default\\)`));
+
+  seeOther(
+    await post(`${owner.home}/default-seats`, { default_table_seats: '6' }),
+    /\/tables\?done=defaultSeatsSaved$/,
+  );
+  const [window] = (await floor(owner)).tables;
+  assert.deepEqual([window.seats, window.seats_is_default], [6, true]);
+  const saved = await get(owner.cookie, `${owner.home}?done=defaultSeatsSaved`);
+  assert.match(saved.body, /The size of tables without their own seats was saved./);
+  assert.match(saved.body, /id="default_table_seats"[^>]* value="6"/);
+  assert.match(saved.body, /6 \(default\)/);
+
+  for (const value of ['0', '201', 'four', '']) {
+    const refused = await post(`${owner.home}/default-seats`, { default_table_seats: value });
+    assert.equal(refused.statusCode, 400, value);
+    assert.deepEqual(fieldErrorsOf(refused.body), [
+      ['default_table_seats', 'Enter a whole number of seats from 1 to 200.'],
+    ]);
+  }
+  assert.equal((await floor(owner)).tables[0].seats, 6);
+});
+
 test('the QR codes hold each table’s storefront address; the key is in no page’s text, link or attribute', async () => {
   const owner = await newOwner();
   const post = await poster(owner.cookie, `${owner.home}/new`);

@@ -102,7 +102,8 @@ async function checkedTable(
   return { label, seats, area_id: fields.area_id, min_party: minParty };
 }
 
-async function defaultSeatsOf(ctx: Ctx): Promise<number> {
+/** The seats of a table whose own seats are not set: the store's default table size. */
+export async function defaultSeatsOf(ctx: Ctx): Promise<number> {
   const store = await ctx.db
     .selectFrom('stores')
     .select('default_table_seats')

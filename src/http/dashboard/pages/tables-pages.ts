@@ -6,7 +6,8 @@ import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { createArea, deleteArea, listAreas, updateArea } from '../../../domain/store/areas.service.ts';
-import { getStore } from '../../../domain/store/store.service.ts';
+import { StoreSettingsPatchSchema } from '../../../domain/store/store.schema.ts';
+import { getStore, updateStore } from '../../../domain/store/store.service.ts';
 import {
   AreaInputSchema,
   AreaPatchSchema,
@@ -17,6 +18,7 @@ import {
 } from '../../../domain/store/table.schema.ts';
 import {
   createTable,
+  defaultSeatsOf,
   deleteTable,
   listTables,
   regenerateQrKey,
@@ -70,6 +72,7 @@ export type TablesPagesConfig = Pick<Config, 'baseUrl'> & Partial<Pick<Config, '
 const doneMessages = new Set([
   ...['area', 'table'].flatMap((noun) => ['Created', 'Saved', 'Deleted'].map((done) => `${noun}${done}`)),
   'qrKeyChanged',
+  'defaultSeatsSaved',
 ]);
 
 /** A table as the templates get it: without its key, which only its QR code may carry. */
@@ -148,7 +151,7 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
     form: FormReader,
     work: (ctx: Ctx) => Promise<{ id: string } | undefined>,
     done: { message: string; anchor?: string },
-    refused: (errors: FormError[]) => FastifyReply,
+    refused: (errors: FormError[]) => FastifyReply | Promise<FastifyReply>,
   ): Promise<FastifyReply> {
     if (form.invalid.length > 0) return refused(fieldErrors(page.view.t, form.invalid));
     let written: { id: string } | undefined;
@@ -171,13 +174,51 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
   const findTable = (page: TablesPage, request: FastifyRequest) =>
     page.tables.find((table) => table.id === param(request, 'tableId'));
 
+  /** The tables page; `errors` of its default size form (then 400, the value as sent). */
+  const showTables = async (
+    reply: FastifyReply,
+    page: TablesPage,
+    done: string | null,
+    errors: FormError[] = [],
+  ) =>
+    show(
+      reply,
+      errors.length > 0
+        ? page
+        : { ...page, values: { default_table_seats: String(await defaultSeatsOf(page.ctx)) } },
+      'tables',
+      { done, errors },
+      errors.length > 0 ? 400 : 200,
+    );
+
   app.get(
     base,
     tablesPage(async (request, reply, page) => {
       const { done } = request.query as { done?: string };
-      return show(reply, page, 'tables', {
-        done: done !== undefined && doneMessages.has(done) ? done : null,
-      });
+      return showTables(reply, page, done !== undefined && doneMessages.has(done) ? done : null);
+    }),
+  );
+
+  // The size of a table without seats of its own (the store's setting, as PATCH /store sets it).
+  app.post(
+    `${base}/default-seats`,
+    withCsrf,
+    tablesPage(async (_request, reply, page) => {
+      const form = new FormReader(page.values);
+      const seats = form.integer('default_table_seats');
+      return write(
+        reply,
+        page,
+        form,
+        async (ctx) => {
+          if (seats === undefined)
+            throw new ApiError('invalid_request', 'Enter the size.', { param: 'default_table_seats' });
+          await updateStore(ctx, checkedInput(StoreSettingsPatchSchema, { default_table_seats: seats }));
+          return undefined;
+        },
+        { message: 'defaultSeatsSaved' },
+        (errors) => showTables(reply, page, null, errors),
+      );
     }),
   );
 
