@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { createTable } from '../../src/domain/store/tables.service.ts';
+import { feedAll } from '../events/events-helpers.ts';
 import {
   buildTestApp,
   developerSession,
@@ -166,10 +167,9 @@ describe('the storefront pages', () => {
       `${base}?added=1`,
     );
     const cookie = Buffer.from(guest.cookies.get('servery_cart') as string, 'base64url').toString();
-    assert.deepEqual(JSON.parse(cookie), {
-      t: null,
-      l: [[tenant.products.lemonade, 2, [tenant.options.large]]],
-    });
+    const { k, ...cart } = JSON.parse(cookie);
+    assert.deepEqual(cart, { t: null, l: [[tenant.products.lemonade, 2, [tenant.options.large]]] });
+    assert.match(k, /^sgk_[A-Za-z0-9_-]{43}$/, 'the key its order will have');
   });
 
   it('prices the cart from the menu now, changes quantities and removes lines', async () => {
@@ -193,11 +193,14 @@ describe('the storefront pages', () => {
     }
   });
 
+  /** The name of the pizza's extras on its page. */
+  const extrasOf = async (guest: Guest) =>
+    /name="(group_[^"]+)"/.exec((await guest.get(`${base}/p/${tenant.products.pizza}`)).body)?.[1] as string;
+
   /** A guest with a pizza with cheese in the cart. */
   async function guestWithPizza(headers: Record<string, string> = {}): Promise<Guest> {
     const guest = new Guest(t, headers);
-    const page = (await guest.get(`${base}/p/${tenant.products.pizza}`)).body;
-    const extras = /name="(group_[^"]+)"/.exec(page)?.[1] as string;
+    const extras = await extrasOf(guest);
     seeOther(
       await guest.post(`${base}/p/${tenant.products.pizza}`, {
         quantity: '2',
@@ -302,6 +305,52 @@ describe('the storefront pages', () => {
       text((await guest.get(to)).body),
       /Status Accepted by the restaurant .* Ready at about \w{3} \d+, \d{4}, \d+:\d\d [AP]M/,
     );
+  });
+
+  it('places one order for a checkout sent twice, one after the other or both at once', async () => {
+    const form = { type: 'pickup', payment_method: 'on_site', customer_name: 'Sam Twice' };
+    const events = async () =>
+      (await feedAll(t, tenant.token, '&types=order.created')).filter(
+        (event) => (event.data.object as { customer: { name: string } }).customer.name === 'Sam Twice',
+      );
+    const placedBy = async () =>
+      (await ordersSeen(t, tenant)).filter(
+        (o: { customer: { name: string } }) => o.customer.name === 'Sam Twice',
+      );
+
+    // The browser sends the form again before it has the answer to the first: the same cookie.
+    const guest = await guestWithPizza();
+    const cookies = new Map(guest.cookies);
+    const first = seeOther(await guest.post(`${base}/checkout`, form), new RegExp(`^${base}/o/sgk_`));
+    const again = new Guest(t);
+    for (const [name, value] of cookies) again.cookies.set(name, value);
+    assert.equal(seeOther(await again.post(`${base}/checkout`, form), new RegExp(`^${base}/o/sgk_`)), first);
+    assert.equal((await placedBy()).length, 1);
+    assert.equal((await events()).length, 1);
+
+    // Both at once.
+    const twice = await guestWithPizza();
+    const [one, other] = await Promise.all([
+      twice.post(`${base}/checkout`, form),
+      twice.post(`${base}/checkout`, form),
+    ]);
+    assert.equal(
+      seeOther(one, new RegExp(`^${base}/o/sgk_`)),
+      seeOther(other, new RegExp(`^${base}/o/sgk_`)),
+    );
+    assert.equal((await placedBy()).length, 2);
+    assert.equal((await events()).length, 2);
+
+    // After an order the cart has a new key: the next checkout is a new order.
+    seeOther(
+      await guest.post(`${base}/p/${tenant.products.pizza}`, {
+        quantity: '1',
+        [await extrasOf(guest)]: tenant.options.cheese,
+      }),
+      /added=1/,
+    );
+    assert.notEqual(seeOther(await guest.post(`${base}/checkout`, form), /\/o\/sgk_/), first);
+    assert.equal((await placedBy()).length, 3);
   });
 
   it('pays online with the test provider: failing keeps it waiting, confirming makes it paid and listed', async () => {

@@ -5,6 +5,7 @@ import { recordEvent } from '../events/events.store.ts';
 import type { TaxClass } from '../menu/menu.schema.ts';
 import { taxCountryOf } from '../menu/tax-country.ts';
 import { vatRates } from '../menu/vat-rates.ts';
+import { guestOrderByKey } from '../payments/payments.service.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newId, newSecret, sha256 } from '../shared/ids.ts';
@@ -47,7 +48,8 @@ const preorderHorizonMs = 14 * 24 * 3600_000;
 /** Order codes: no 0/O, 1/I/L, 2/Z, 5/S, 8/B, so a code read aloud or off a screen is never mistaken. */
 const codeAlphabet = 'ACDEFGHJKMNPQRTUVWXY34679';
 
-function newCode(length: number): string {
+/** A code of `length` characters of the alphabet above (reservations use it too). */
+export function newCode(length: number): string {
   let code = '';
   for (let i = 0; i < length; i += 1) code += codeAlphabet[randomInt(codeAlphabet.length)];
   return code;
@@ -60,14 +62,21 @@ function refuse(code: 'invalid_request' | 'slot_unavailable', message: string, p
 /**
  * `anyHour`: the store's hours and pause are not checked (a developer's test order from the
  * console, at whatever hour they try the flow); every other rule is.
+ * `guestKey`: the key the order gets, chosen before (the storefront's checkout keeps one in the
+ * guest's cart): placing again with it answers the order it placed, unchanged, and places nothing
+ * (a checkout sent twice, also two at once, is one order).
  */
 export async function placeOrder(
   ctx: Ctx,
   input: PlaceOrderInput,
-  options: { anyHour?: boolean } = {},
+  options: { anyHour?: boolean; guestKey?: string } = {},
 ): Promise<PlacedOrder> {
   const tenantId = tenantOf(ctx);
   const now = ctx.clock.now();
+  if (options.guestKey !== undefined) {
+    const placedBefore = await placedWith(ctx, options.guestKey);
+    if (placedBefore) return placedBefore;
+  }
   const { store, plan, livemode, country } = await getStoreAndRestaurant(ctx);
   checkType(store, plan, input);
   const table = input.type === 'dine_in' ? await tableByKey(ctx, input.table_key) : null;
@@ -87,7 +96,7 @@ export async function placeOrder(
     );
 
   const online = input.payment_method === 'online';
-  const guestKey = newSecret('sgk_');
+  const guestKey = options.guestKey ?? newSecret('sgk_');
   const items = lines.map((line) => ({ id: newId(), ...line }));
   const order = {
     id: newId(),
@@ -123,6 +132,7 @@ export async function placeOrder(
     tax_lines: JSON.stringify(money.tax.lines),
     guest_key_hash: sha256(guestKey),
   });
+  if (code === null) return (await placedWith(ctx, guestKey)) as PlacedOrder;
   // The order as saved, with every product of its lines on the menu (checked above).
   const saved = { ...order, code, items, tax_lines: money.tax.lines, ack_external_id: null, ack_at: null };
   const onMenu = new Set(items.map((item) => item.product_id));
@@ -336,15 +346,39 @@ async function pricedLines(
   });
 }
 
-/** Inserts the order under a code no other order of the restaurant has (four characters, longer once they run short); the code. */
-async function insertWithFreshCode(ctx: Ctx, row: Omit<Insertable<OrdersTable>, 'code'>): Promise<string> {
+/** The order placed with this guest key in the restaurant, as placing it answered; null if none. */
+async function placedWith(ctx: Ctx, guestKey: string): Promise<PlacedOrder | null> {
+  try {
+    return { object: 'placed_order', order: await guestOrderByKey(ctx, guestKey), guest_key: guestKey };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
+/**
+ * Inserts the order under a code no other order of the restaurant has (four characters, longer
+ * once they run short); the code, or null when an order with its guest key exists already (placed
+ * by a request that committed first: this one waited for it on the unique guest_key_hash).
+ */
+async function insertWithFreshCode(
+  ctx: Ctx,
+  row: Omit<Insertable<OrdersTable>, 'code'>,
+): Promise<string | null> {
   for (let attempt = 0; ; attempt += 1) {
     const inserted = await ctx.db
       .insertInto('orders')
       .values({ ...row, code: newCode(attempt < 5 ? 4 : 6) })
-      .onConflict((conflict) => conflict.columns(['tenant_id', 'code']).doNothing())
+      .onConflict((conflict) => conflict.doNothing())
       .returning('code')
       .executeTakeFirst();
     if (inserted) return inserted.code;
+    const taken = await ctx.db
+      .selectFrom('orders')
+      .select('tenant_id')
+      .where('guest_key_hash', '=', row.guest_key_hash)
+      .executeTakeFirst();
+    if (taken?.tenant_id === row.tenant_id) return null;
+    if (taken) throw new ApiError('conflict', 'This checkout cannot place an order here; start again.');
   }
 }

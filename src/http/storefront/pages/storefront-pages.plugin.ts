@@ -431,12 +431,15 @@ export async function storefrontPagesPlugin(
       let placed: Awaited<ReturnType<typeof placeOrder>>;
       try {
         const checked = checkedInput(PlaceOrderInputSchema, input);
-        placed = await writeTransaction(db, (trx) => placeOrder({ ...page.ctx, db: trx }, checked));
+        const guestKey = page.cart.checkoutKey ?? undefined;
+        placed = await writeTransaction(db, (trx) =>
+          placeOrder({ ...page.ctx, db: trx }, checked, { guestKey }),
+        );
       } catch (error) {
         if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
         return refused([checkoutError(t, error, context)]);
       }
-      saveCart(reply, page, { tableKey: page.cart.tableKey, lines: [] });
+      saveCart(reply, page, { tableKey: page.cart.tableKey, lines: [], checkoutKey: null });
       const order = `${page.base}/o/${placed.guest_key}`;
       return reply.redirect(input.payment_method === 'online' ? `${order}/pay` : order, 303);
     }),
