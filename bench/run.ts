@@ -1,8 +1,8 @@
 /*
- * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu|orders]`:
+ * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu|orders|reports]`:
  * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
  * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
- * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts). `--only token-peer`
+ * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts); `--only reports` the sales and product reports over a year of orders (bench/reports.ts). `--only token-peer`
  * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
@@ -20,6 +20,7 @@ import type { LoadJob, LoadResult } from './load.ts';
 import { benchMenu } from './menu.ts';
 import { benchOAuth } from './oauth.ts';
 import { benchOrders } from './orders.ts';
+import { benchReports } from './reports.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
 import { benchTokenPeer } from './token-peer.ts';
@@ -34,12 +35,12 @@ interface Options {
   rounds: number;
   connections: number;
   /** One database, or the webhook, store, token-peer, menu or orders bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | 'orders' | null;
+  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | 'orders' | 'reports' | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders|reports] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -78,9 +79,12 @@ function parseOptions(): Options {
     only !== 'store' &&
     only !== 'token-peer' &&
     only !== 'menu' &&
-    only !== 'orders'
+    only !== 'orders' &&
+    only !== 'reports'
   ) {
-    usage(`--only must be pglite, postgres, webhooks, store, token-peer, menu or orders, got "${only}"`);
+    usage(
+      `--only must be pglite, postgres, webhooks, store, token-peer, menu, orders or reports, got "${only}"`,
+    );
   }
   return {
     duration: positive('duration', values.duration ?? '10', false),
@@ -221,7 +225,8 @@ async function main(): Promise<void> {
     options.only === 'store' ||
     options.only === 'token-peer' ||
     options.only === 'menu' ||
-    options.only === 'orders'
+    options.only === 'orders' ||
+    options.only === 'reports'
       ? []
       : options.only
         ? [options.only]
@@ -251,6 +256,7 @@ async function main(): Promise<void> {
   let store: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let menu: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let orders: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let reports: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
       if (interrupted) break;
@@ -273,6 +279,12 @@ async function main(): Promise<void> {
       orders = await benchOrders(options, load).catch((error: Error) => ({
         lines: [],
         failures: [`postgres orders: ${error.message}`],
+      }));
+    // GET /v1/reports/* over a year of 100,000 orders, sequentially, on PostgreSQL.
+    if ((kinds.includes('postgres') || options.only === 'reports') && !interrupted)
+      reports = await benchReports().catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres reports: ${error.message}`],
       }));
   } finally {
     load.stop();
@@ -328,6 +340,9 @@ async function main(): Promise<void> {
   // The orders (bench/orders.ts), measured above with the same load generator.
   out.push(...orders.lines);
   crashes.push(...orders.failures);
+  // The reports (bench/reports.ts), measured above.
+  out.push(...reports.lines);
+  crashes.push(...reports.failures);
   // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
   if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {
     const webhooks = await benchWebhooks(options).catch((error: Error) => ({

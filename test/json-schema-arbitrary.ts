@@ -18,6 +18,7 @@ export interface JsonSchema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
   properties?: Record<string, JsonSchema>;
   required?: readonly string[];
+  minProperties?: number;
   additionalProperties?: boolean;
   items?: JsonSchema;
   minItems?: number;
@@ -49,7 +50,6 @@ const unsupported = [
   'patternProperties',
   'propertyNames',
   'dependentRequired',
-  'minProperties',
   'maxProperties',
 ];
 
@@ -124,6 +124,10 @@ function stringOf(schema: JsonSchema, options: Options): fc.Arbitrary<string> {
   if (schema.format === 'date-time') return instant(options);
   if (schema.format === 'date') return calendarDate(options);
   if (schema.format === 'uuid') return fc.uuid();
+  if (schema.format === 'email')
+    return fc
+      .emailAddress()
+      .filter((text) => text.length <= (schema.maxLength ?? Infinity) && accepts(schema, text));
   if (schema.format !== undefined)
     throw new Error(`json-schema-arbitrary: format ${schema.format} is not supported yet`);
   const minLength = schema.minLength ?? 0;
@@ -198,7 +202,8 @@ export function arbitraryOf(
       }
       return fc
         .record(record)
-        .map((object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== absent)));
+        .map((object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== absent)))
+        .filter((object) => Object.keys(object).length >= (schema.minProperties ?? 0));
     }
     default:
       throw new Error(`json-schema-arbitrary: a schema without a known type: ${JSON.stringify(schema)}`);

@@ -1,7 +1,7 @@
 import { eventId } from '../domain/events/positions.ts';
 import { type Clock, wallClockTime } from '../domain/shared/context.ts';
 import type { ClaimedDelivery, DeliveryPoster, SendResult } from '../domain/webhooks/delivery.ts';
-import { signatureHeader } from '../domain/webhooks/signature.ts';
+import { signatureHeader, standardWebhooksSignature } from '../domain/webhooks/signature.ts';
 import { OutboundHttpClient } from './outbound-http.ts';
 
 /** How webhook deliveries are posted; the worker's sends and the console's resends alike. */
@@ -66,6 +66,10 @@ async function post(
   const insecureHttp = delivery.livemode ? null : settings.insecureHttp;
   if (url.protocol !== 'https:' && !(insecureHttp && url.protocol === 'http:'))
     return { statusCode: null, error: 'The webhook address is not https.' };
+  // The event's id (the same for every attempt and resend, so receivers drop repeats) and the
+  // send's time, as Service-Signature's `t`, for the Standard Webhooks headers.
+  const id = eventId(delivery.position, delivery.audience_id);
+  const timestamp = Math.floor(now.getTime() / 1000);
   try {
     const response = await (insecureHttp ?? settings.http).fetch(url, {
       method: 'POST',
@@ -75,9 +79,12 @@ async function post(
         'Content-Type': 'application/json',
         'User-Agent': settings.userAgent,
         'Service-Signature': signatureHeader(delivery.body, delivery.secrets, now),
-        'Service-Event-Id': eventId(delivery.position, delivery.audience_id),
+        'Service-Event-Id': id,
         'Service-Event-Type': delivery.event_type,
         'Service-Delivery-Attempt': String(delivery.sends),
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardWebhooksSignature(id, timestamp, delivery.body, delivery.secrets),
       },
       body: delivery.body,
     });

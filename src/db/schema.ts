@@ -489,6 +489,49 @@ export interface OrderPaymentsTable {
   updated_at: Date;
 }
 
+/** Minutes a party of at most max_party holds its table (null: every larger party). */
+export interface DurationRule {
+  max_party: number | null;
+  minutes: number;
+}
+
+export interface ReservationSettingsTable {
+  tenant_id: string;
+  slot_minutes: Generated<number>;
+  durations: ColumnType<DurationRule[], string | undefined, string>;
+  last_seating_minutes: Generated<number>;
+  guest_horizon_days: Generated<number>;
+  guest_lead_minutes: Generated<number>;
+  updated_at: Date;
+}
+
+export interface ReservationCombinationsTable {
+  tenant_id: string;
+  id: string;
+  table_ids: string[];
+  created_at: Date;
+}
+
+export interface ReservationsTable {
+  tenant_id: string;
+  id: string;
+  code: string;
+  status: 'pending' | 'confirmed' | 'declined' | 'seated' | 'done' | 'cancelled' | 'no_show';
+  starts_at: Date;
+  duration_minutes: number;
+  party_size: number;
+  table_ids: string[];
+  source: 'guest' | 'staff' | 'api';
+  guest_name: string | null;
+  guest_phone: string | null;
+  guest_email: string | null;
+  guest_locale: 'de' | 'en' | 'fr' | 'es' | 'it' | null;
+  note: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
@@ -523,4 +566,7 @@ export interface DB {
   orders: OrdersTable;
   order_acknowledgements: OrderAcknowledgementsTable;
   order_payments: OrderPaymentsTable;
+  reservation_settings: ReservationSettingsTable;
+  reservation_combinations: ReservationCombinationsTable;
+  reservations: ReservationsTable;
 }

@@ -6,6 +6,8 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  /** Files sent with the mail (a reservation's calendar file), passed to nodemailer as they are. */
+  attachments?: { filename: string; contentType: string; content: string }[];
 }
 
 /** Where the worker hands e-mails over: a promise that settles once the mail is accepted or refused. */

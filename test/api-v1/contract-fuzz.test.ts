@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { errorStatus } from '../../src/domain/shared/errors.ts';
+import { createTable } from '../../src/domain/store/tables.service.ts';
 import type { ApiRoute } from '../../src/http/api-v1/api-route.ts';
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
@@ -85,6 +86,8 @@ class Session {
   #closures = 0;
   /** Where guests order from the restaurant, once set up: its slug and a product. */
   #ordering: { slug: string; product: string } | null = null;
+  /** Reservation times handed out (a day each, so none overlaps another); -1 before the floor is set up. */
+  #bookings = -1;
 
   async renew(): Promise<void> {
     this.#tenant = await makeTenant(t.ctx, { plan: 'premium' });
@@ -93,6 +96,7 @@ class Session {
     this.#eventId = null;
     this.#closures = 0;
     this.#ordering = null;
+    this.#bookings = -1;
   }
 
   /** Called before each request of the test's own (not before the ones that set values up). */
@@ -157,7 +161,36 @@ class Session {
       return option.id as string;
     }
     if (name === 'order') return this.#newOrder();
+    if (name === 'reservation_time') return this.#reservationTime();
+    if (name === 'reservation') {
+      const made = await this.#setUp('POST', '/v1/reservations', {
+        starts_at: await this.#reservationTime(),
+        party_size: 2,
+        guest_name: 'Ada',
+      });
+      return made.id as string;
+    }
     throw new Error(`no known value ${name}`);
+  }
+
+  /**
+   * A time the restaurant offers and nobody has booked: open every day around the clock (00:00–00:00),
+   * tables for 200, and noon UTC of a later day each time (a booking holds its table at most 10 hours).
+   */
+  async #reservationTime(): Promise<string> {
+    if (this.#bookings < 0) {
+      const tenantId = (this.#tenant as Tenant).restaurantId;
+      await this.#setUp('PUT', '/v1/store/hours', {
+        opening_hours: [0, 1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, open: '00:00', close: '00:00' })),
+      });
+      // Several: mutations that are still valid input book the same time again.
+      for (let i = 0; i < 10; i += 1)
+        await createTable({ ...t.ctx, tenantId }, { label: `Long ${i}`, seats: 200 });
+      this.#bookings = 0;
+    }
+    this.#bookings += 1;
+    const day = new Date(t.clock.now().getTime() + this.#bookings * 24 * 3600 * 1000);
+    return `${day.toISOString().slice(0, 10)}T12:00:00Z`;
   }
 
   /** A new pending order, placed by a guest at the storefront (no /v1 operation makes one). */
@@ -226,6 +259,13 @@ const knownPathValues: Record<string, Record<string, string>> = {
   rejectOrder: { id: 'order' },
   cancelOrder: { id: 'order' },
   advanceOrder: { id: 'order' },
+  getReservation: { id: 'reservation' },
+  updateReservation: { id: 'reservation' },
+};
+
+/** Body fields that can take something of the restaurant (a bookable time): per operation, what to take. */
+const knownBodyValues: Record<string, Record<string, string>> = {
+  createReservation: { starts_at: 'reservation_time' },
 };
 
 const schemaOf = (route: ApiRoute, part: 'params' | 'querystring' | 'body') =>
@@ -241,12 +281,17 @@ function inputs(route: ApiRoute): fc.Arbitrary<Input> {
     const own = params?.properties?.[name];
     if (own) overrides[name] = fc.oneof(arbitraryOf(own, options), fc.constant({ known }));
   }
+  const bodyOverrides: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [name, known] of Object.entries(knownBodyValues[route.schema.operationId] ?? {})) {
+    const own = body?.properties?.[name];
+    if (own) bodyOverrides[name] = fc.oneof(arbitraryOf(own, options), fc.constant({ known }));
+  }
   return fc.record({
     path: params
       ? (arbitraryOf(params, options, overrides) as fc.Arbitrary<Record<string, unknown>>)
       : fc.constant({}),
     query: query ? (arbitraryOf(query, options) as fc.Arbitrary<Record<string, unknown>>) : fc.constant({}),
-    body: body ? arbitraryOf(body, options) : fc.constant(undefined),
+    body: body ? arbitraryOf(body, options, bodyOverrides) : fc.constant(undefined),
     contentType: body
       ? fc.constantFrom(
           'application/json',
@@ -305,7 +350,12 @@ async function resolved(call: Call): Promise<Call> {
   const path: Record<string, string> = {};
   for (const [name, value] of Object.entries(call.path))
     path[name] = isKnown(value) ? encodeText(await session.known(value.known)) : value;
-  return { ...call, path };
+  const json = call.body && 'json' in call.body ? call.body.json : undefined;
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { ...call, path };
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(json))
+    body[name] = isKnown(value) ? await session.known(value.known) : value;
+  return { ...call, path, body: { json: body } };
 }
 
 function urlOf(call: Call): string {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import Type from 'typebox';
+import { createTable } from '../../src/domain/store/tables.service.ts';
 import { apiRoute } from '../../src/http/api-v1/api-route.ts';
 import { errorResponses } from '../../src/http/api-v1/error-responses.ts';
 import { idempotencyKeyPattern } from '../../src/http/api-v1/idempotency.ts';
@@ -150,6 +151,7 @@ test('`limit` is optional, with its default, on every list', () => {
   const defaults: Record<string, number> = {
     '/events': 50,
     '/orders': 25,
+    '/reservations': 25,
     '/tables': 25,
     '/areas': 25,
     '/menu/categories': 25,
@@ -168,7 +170,11 @@ test('`limit` is optional, with its default, on every list', () => {
   }
 });
 
-test('every POST refers to the one Idempotency-Key parameter; no other method has it', () => {
+/** Operations that take an Idempotency-Key: every POST, and PATCH /reservations/{id}. */
+const keyed = (method: string, operation: Operation) =>
+  method === 'post' || operation.operationId === 'updateReservation';
+
+test('every POST (and PATCH /reservations/{id}) refers to the one Idempotency-Key parameter; no other operation has it', () => {
   const key = components().parameters['Idempotency-Key'];
   assert.deepEqual(
     { name: key?.name, in: key?.in, required: key?.required, pattern: key?.schema.pattern },
@@ -178,18 +184,17 @@ test('every POST refers to the one Idempotency-Key parameter; no other method ha
     const refs = (detailsOf(operation).parameters ?? []).filter(
       (parameter) => parameter.$ref === '#/components/parameters/Idempotency-Key',
     );
-    assert.equal(refs.length, method === 'post' ? 1 : 0, `${method} ${path}`);
+    assert.equal(refs.length, keyed(method, operation) ? 1 : 0, `${method} ${path}`);
   }
 });
 
 /** The headers an answer carries (spec: Limits; docs/api-decisions.md, Headers and Rate limits). */
-function expectedHeaders(method: string, status: number): string[] {
+function expectedHeaders(isKeyed: boolean, status: number): string[] {
   const names = ['X-Request-Id', 'Service-Api-Version'];
   if (status !== 401) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   if (status === 409 || status === 429) names.push('Retry-After');
   if (status === 401 || status === 403) names.push('WWW-Authenticate');
-  if (method === 'post' && ![401, 413, 429].includes(status) && status < 500)
-    names.push('Idempotent-Replayed');
+  if (isKeyed && ![401, 413, 429].includes(status) && status < 500) names.push('Idempotent-Replayed');
   return names;
 }
 
@@ -213,7 +218,7 @@ test('every response refers to the headers it carries, each declared once among 
       assert.deepEqual(
         response.headers,
         Object.fromEntries(
-          expectedHeaders(method, Number(status)).map((name) => [
+          expectedHeaders(keyed(method, operation), Number(status)).map((name) => [
             name,
             { $ref: `#/components/headers/${name}` },
           ]),
@@ -287,6 +292,18 @@ test('ids are uuids (events: evt_ and 32 hex), timestamps date-time, dates date'
 async function withPendingOrders(): Promise<OrderingTenant> {
   const tenant = await orderingTenant(t);
   for (let n = 0; n < 5; n += 1) await place(t, tenant);
+  // Bookable too (the reservation examples): open every day, all day, with two tables.
+  const hours = await t.app.inject({
+    method: 'PUT',
+    url: '/v1/store/hours',
+    headers: { ...bearer(tenant.token), 'content-type': 'application/json' },
+    payload: JSON.stringify({
+      always_open: false,
+      opening_hours: [0, 1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, open: '00:00', close: '00:00' })),
+    }),
+  });
+  assert.equal(hours.statusCode, 200, hours.body);
+  for (const label of ['1', '2']) await createTable({ ...t.ctx, tenantId: tenant.restaurantId }, { label });
   return tenant;
 }
 

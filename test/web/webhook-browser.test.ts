@@ -73,7 +73,13 @@ test('a developer sets the app’s webhook, reads its log, sends a test event an
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('The webhook was set up.').waitFor();
   await page.getByText('Show the secret').click();
-  assert.match((await page.locator('code.secret').textContent()) ?? '', /^whsec_/);
+  const [secret, forLibraries] = await page.locator('code.secret').allTextContents();
+  assert.match(secret ?? '', /^whsec_[A-Za-z0-9_-]{43}$/);
+  assert.match(
+    forLibraries ?? '',
+    /^whsec_[A-Za-z0-9+/]{43}=$/,
+    'the same secret for Standard Webhooks libraries',
+  );
   await screenshot(page, 'console-webhook');
 
   await deliverAnEvent(tenant);

@@ -164,6 +164,13 @@ test('console: set the webhook, refusals beside the field, secret shown and rota
     new RegExp(`<code class="secret">${secret?.secret}</code>`),
     'the secret is shown again',
   );
+  const standardSecret = `whsec_${Buffer.from(String(secret?.secret).slice(6), 'base64url').toString('base64')}`;
+  assert.ok(
+    page.body.includes(
+      `For Standard Webhooks libraries: <code class="secret standard-webhooks">${standardSecret}</code>`,
+    ),
+    'and in the form the Standard Webhooks libraries take',
+  );
 
   // The selection changes; `*` is every event.
   const everything = await submit(browser, home, home, { url: `${receiver.base}${path}`, events: '*' });
@@ -189,6 +196,10 @@ test('console: set the webhook, refusals beside the field, secret shown and rota
   assert.equal(enabled.headers.location, `${home}?done=enabled`);
   assert.equal((await webhookRow({ appId: tenant.appId }))[0]?.enabled, true);
   assert.doesNotMatch((await browser.get(home)).body, /This webhook is switched off/);
+  // An app's webhook is switched off only by its failures: no button, and the address is 404.
+  assert.doesNotMatch((await browser.get(home)).body, /Switch off this webhook/);
+  assert.equal((await submit(browser, home, `${home}/disable`)).statusCode, 404);
+  assert.equal((await webhookRow({ appId: tenant.appId }))[0]?.enabled, true);
 
   // A real delivery to the receiver, then the log: newest first, with status, code and attempts.
   await record(t, tenant, 'order.paid', undefined, { livemode: false });
@@ -370,6 +381,18 @@ test('dashboard: add a webhook, refusals, edit, rotate, switched off and on, log
   assert.match((await browser.get(list)).body, /<td>Switched off<\/td>/);
   const enabled = await submit(browser, home, `${home}/enable`);
   assert.equal(enabled.headers.location, `${home}?done=enabled`);
+  assert.equal((await webhookRow({ tenantId: tenant.restaurantId }))[0]?.enabled, true);
+
+  // The owner switches it off by hand, and on again.
+  assert.match((await browser.get(home)).body, /Switch off this webhook/);
+  const disabled = await submit(browser, home, `${home}/disable`);
+  assert.equal(disabled.headers.location, `${home}?done=disabled`);
+  assert.equal((await webhookRow({ tenantId: tenant.restaurantId }))[0]?.enabled, false);
+  const byHand = (await browser.get(`${home}?done=disabled`)).body;
+  assert.match(byHand, /The webhook is switched off\./);
+  assert.match(byHand, /This webhook is switched off/);
+  assert.doesNotMatch(byHand, /Switch off this webhook/);
+  await submit(browser, home, `${home}/enable`);
   assert.equal((await webhookRow({ tenantId: tenant.restaurantId }))[0]?.enabled, true);
 
   await record(t, tenant, 'order.paid', undefined, { livemode: false });

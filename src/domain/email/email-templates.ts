@@ -1,4 +1,6 @@
+import { DateTime } from 'luxon';
 import { pickLocale, translator } from '../../i18n/i18n.ts';
+import { reservationCalendar } from '../reservations/reservation-calendar.ts';
 import type { Scope } from '../shared/scopes.ts';
 
 /*
@@ -17,6 +19,22 @@ export interface EmailTemplates {
   restaurantWebhookSwitchedOff: { url: string; failures: number; since: string };
   /** To the developer: the app's webhook was switched off (`since`: ISO 8601). */
   appWebhookSwitchedOff: { app: string; url: string; failures: number; since: string };
+  /** To a guest: the restaurant confirmed the reservation (with a calendar file). */
+  reservationConfirmed: ReservationMail;
+  /** To a guest: the reservation request awaits the restaurant (with a calendar file). */
+  reservationRequested: ReservationMail;
+}
+
+/** A reservation's e-mail: instants as ISO 8601, shown in the restaurant's time zone. */
+interface ReservationMail {
+  restaurant: string;
+  reservation_id: string;
+  code: string;
+  starts_at: string;
+  duration_minutes: number;
+  party_size: number;
+  timezone: string;
+  created_at: string;
 }
 export type EmailTemplate = keyof EmailTemplates;
 
@@ -33,6 +51,14 @@ export interface RenderedEmail {
   to: string;
   subject: string;
   text: string;
+  attachments?: EmailAttachment[];
+}
+
+/** A file sent with a mail (nodemailer's attachment shape). */
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
 }
 
 const templates: ReadonlySet<string> = new Set<EmailTemplate>([
@@ -41,6 +67,8 @@ const templates: ReadonlySet<string> = new Set<EmailTemplate>([
   'appDisconnected',
   'restaurantWebhookSwitchedOff',
   'appWebhookSwitchedOff',
+  'reservationConfirmed',
+  'reservationRequested',
 ]);
 
 /**
@@ -50,7 +78,8 @@ const templates: ReadonlySet<string> = new Set<EmailTemplate>([
  */
 export function renderEmail(email: QueuedEmail): RenderedEmail {
   if (!templates.has(email.template)) throw new Error(`no e-mail template ${email.template}`);
-  const t = translator(pickLocale([email.locale]), 'email');
+  const locale = pickLocale([email.locale]);
+  const t = translator(locale, 'email');
   const params: Record<string, unknown> = { ...email.params };
   if ('scopes' in email.params) {
     // Scopes contain ':', i18next's namespace separator: looked up with none.
@@ -58,9 +87,29 @@ export function renderEmail(email: QueuedEmail): RenderedEmail {
       .map((scope) => `- ${t(`scopes.${scope}`, { nsSeparator: false })}`)
       .join('\n');
   }
+  let attachments: EmailAttachment[] | undefined;
+  if (email.template === 'reservationConfirmed' || email.template === 'reservationRequested') {
+    const mail = email.params;
+    const start = DateTime.fromISO(mail.starts_at, { zone: mail.timezone }).setLocale(locale);
+    params.when = start.toLocaleString(DateTime.DATETIME_MED_WITH_WEEKDAY);
+    attachments = [
+      {
+        filename: 'reservation.ics',
+        contentType: 'text/calendar; charset=utf-8; method=PUBLISH',
+        content: reservationCalendar({
+          reservationId: mail.reservation_id,
+          start: new Date(mail.starts_at),
+          minutes: mail.duration_minutes,
+          stamp: new Date(mail.created_at),
+          summary: t('reservationCalendar.summary', { restaurant: mail.restaurant }),
+        }),
+      },
+    ];
+  }
   return {
     to: email.to,
     subject: t(`${email.template}.subject`, params),
     text: `${t(`${email.template}.body`, params)}\n`,
+    ...(attachments && { attachments }),
   };
 }

@@ -134,6 +134,11 @@ export async function createRestaurant(ctx: Ctx, input: NewRestaurant): Promise<
     )
     .execute();
   await ctx.db.insertInto('stores').values({ tenant_id: restaurant.id, updated_at: now }).execute();
+  // The default booking settings (domain/reservations/reservation-settings.ts).
+  await ctx.db
+    .insertInto('reservation_settings')
+    .values({ tenant_id: restaurant.id, updated_at: now })
+    .execute();
   return restaurant;
 }
 

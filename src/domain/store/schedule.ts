@@ -182,6 +182,14 @@ function offsetMs(zone: string, ms: number): number {
   return quarterOffsets(zone, Math.floor(ms / quarterHourMs));
 }
 
+/**
+ * The [start, end) instants (ms) of the windows that start on the restaurant-local date `date`
+ * (`YYYY-MM-DD`), by the rules above: reservation times are offered from these.
+ */
+export function windowsStartingOn(schedule: Schedule, date: string): [number, number][] {
+  return periodsStartingOn(schedule, Date.parse(`${date}T00:00:00Z`));
+}
+
 /** The [start, end) instants of the windows that start on `day`, empty ones left out. */
 function periodsStartingOn(schedule: Schedule, day: number): [number, number][] {
   const date = isoDate(day);

@@ -13,3 +13,39 @@ export function signatureHeader(body: string, secretsNewestFirst: readonly strin
   );
   return [`t=${t}`, ...signatures].join(',');
 }
+
+/*
+ * The Standard Webhooks headers (standardwebhooks.com), sent beside Service-Signature so the
+ * `standardwebhooks` libraries verify our deliveries. Their key is the 32 random bytes of the
+ * secret (base64url after `whsec_`); the libraries read a `whsec_` secret as standard base64,
+ * which ours is not, so receivers are given the same bytes in that form
+ * (`standard_webhooks_secret`).
+ */
+
+/** The signing secret as the Standard Webhooks libraries take it: `whsec_` + standard base64 of its bytes. */
+export function standardWebhooksSecret(secret: string): string {
+  return `whsec_${standardWebhooksKey(secret).toString('base64')}`;
+}
+
+function standardWebhooksKey(secret: string): Buffer {
+  return Buffer.from(secret.slice('whsec_'.length), 'base64url');
+}
+
+/**
+ * `webhook-signature`: `v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<raw body>">`
+ * per secret still signing, newest first, space-separated (a rotation's old and new secret both
+ * verify).
+ */
+export function standardWebhooksSignature(
+  webhookId: string,
+  timestamp: number,
+  body: string,
+  secretsNewestFirst: readonly string[],
+): string {
+  return secretsNewestFirst
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`,
+    )
+    .join(' ');
+}

@@ -1,14 +1,15 @@
 import type { Db } from '../../db/client.ts';
 import type { Ctx } from '../shared/context.ts';
 import { newId, newSecret } from '../shared/ids.ts';
-import type { RotatedSecret } from './webhook.schema.ts';
+import { standardWebhooksSecret } from './signature.ts';
+import type { RotatedSecret, SigningSecret } from './webhook.schema.ts';
 
 /** How long a replaced signing secret keeps signing (spec: Limits, old signing secret 24 h). */
 const replacedSigningSecretValidMs = 24 * 60 * 60 * 1000;
 
 /**
  * Gives a new webhook its first signing secret: `whsec_` and 32 random bytes (base64url); the
- * HMAC key is the whole string. Returns it.
+ * Service-Signature key is the whole string, the Standard Webhooks key the 32 bytes. Returns it.
  */
 export async function addSigningSecret(ctx: Ctx, webhookId: string): Promise<string> {
   const secret = newSecret('whsec_');
@@ -21,10 +22,11 @@ export async function addSigningSecret(ctx: Ctx, webhookId: string): Promise<str
 
 /**
  * The secrets signing a webhook now, newest first: the current one, then a replaced one for its
- * last 24 hours (the console and dashboard show them; every delivery signs with each).
+ * last 24 hours (the console and dashboard show them, each also in the Standard Webhooks form;
+ * every delivery signs with each).
  */
-export function signingSecrets(db: Db, webhookId: string, now: Date) {
-  return db
+export async function signingSecrets(db: Db, webhookId: string, now: Date): Promise<SigningSecret[]> {
+  const rows = await db
     .selectFrom('webhook_secrets')
     .select(['secret', 'created_at', 'expires_at'])
     .where('webhook_id', '=', webhookId)
@@ -32,6 +34,12 @@ export function signingSecrets(db: Db, webhookId: string, now: Date) {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+  return rows.map((row) => ({
+    secret: row.secret,
+    standard_webhooks_secret: standardWebhooksSecret(row.secret),
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+  }));
 }
 
 /**
@@ -49,5 +57,9 @@ export async function rotateSigningSecret(ctx: Ctx, webhookId: string): Promise<
     .where('expires_at', 'is', null)
     .executeTakeFirst();
   const secret = await addSigningSecret(ctx, webhookId);
-  return { secret, previous_secret_expires_at: replaced.numUpdatedRows > 0n ? expiresAt : null };
+  return {
+    secret,
+    standard_webhooks_secret: standardWebhooksSecret(secret),
+    previous_secret_expires_at: replaced.numUpdatedRows > 0n ? expiresAt : null,
+  };
 }

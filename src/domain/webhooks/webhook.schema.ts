@@ -39,9 +39,20 @@ export const RestaurantWebhookSchema = Type.Object(
 );
 export type RestaurantWebhook = Static<typeof RestaurantWebhookSchema>;
 
+/** The same secret in the form the Standard Webhooks libraries take (webhook-signature). */
+export const StandardWebhooksSecret = Type.String({
+  description:
+    'The same signing secret as the `standardwebhooks` libraries take it (`whsec_` + standard base64 of its 32 bytes), to verify the `webhook-signature` header.',
+});
+
 /** A signing secret still signing: the current one (no expiry) or a replaced one until it expires. */
 export const SigningSecretSchema = Type.Object(
-  { secret: Type.String(), created_at: Timestamp, expires_at: Type.Union([Timestamp, Type.Null()]) },
+  {
+    secret: Type.String(),
+    standard_webhooks_secret: StandardWebhooksSecret,
+    created_at: Timestamp,
+    expires_at: Type.Union([Timestamp, Type.Null()]),
+  },
   { additionalProperties: false },
 );
 export type SigningSecret = Static<typeof SigningSecretSchema>;
@@ -55,7 +66,11 @@ export type SigningSecretList = Static<typeof SigningSecretListSchema>;
 
 /** The answer of a rotation: the new secret, and until when the replaced one still signs. */
 export const RotatedSecretSchema = Type.Object(
-  { secret: Type.String(), previous_secret_expires_at: Type.Union([Timestamp, Type.Null()]) },
+  {
+    secret: Type.String(),
+    standard_webhooks_secret: StandardWebhooksSecret,
+    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()]),
+  },
   { additionalProperties: false },
 );
 export type RotatedSecret = Static<typeof RotatedSecretSchema>;

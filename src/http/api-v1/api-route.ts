@@ -28,6 +28,8 @@ export interface OperationLimit {
 export type Destructive = 'data' | 'access';
 /** The document's extension carrying ApiRoute.destructive on an operation. */
 export const destructiveExtension = 'x-destructive';
+/** The schema's mark of ApiRoute.idempotencyKey, read (and removed) by openapi.ts. */
+export const idempotencyKeyExtension = 'x-idempotency-key';
 
 /** One operation of the public API: its schema, who may call it, and a thin handler. */
 export interface ApiRoute<S extends FastifySchema = FastifySchema> {
@@ -52,6 +54,12 @@ export interface ApiRoute<S extends FastifySchema = FastifySchema> {
    * after every other request.
    */
   readonly destructive?: Destructive;
+  /**
+   * Takes an `Idempotency-Key` though not a POST (every POST does): `PATCH /reservations/{id}`.
+   * Marked in the generated schema with `x-idempotency-key`, which openapi.ts turns into the header
+   * parameter.
+   */
+  readonly idempotencyKey?: true;
   /**
    * Values later operations take from this one's answer, by status (OpenAPI links, e.g. an event id
    * from the list for `GET /events/{id}`); the Postman collection passes them on.

@@ -7,7 +7,7 @@ import { ApiError } from '../../domain/shared/errors.ts';
 import type { ImageFetcher } from '../../domain/shared/image-fetcher.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
-import { type ApiRoute, destructiveExtension } from './api-route.ts';
+import { type ApiRoute, destructiveExtension, idempotencyKeyExtension } from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, KeysToFree, settleHeldKey } from './idempotency.ts';
 import { apiRateLimits, countOperationRequest, operationLimiter } from './rate-limit.ts';
@@ -79,6 +79,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         ...route.schema,
         security: [{ bearer: [] }],
         ...(route.destructive && { [destructiveExtension]: route.destructive }),
+        ...(route.idempotencyKey && { [idempotencyKeyExtension]: true }),
       },
       links: route.links,
       onRequest: async (request, reply) => {
@@ -108,7 +109,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         }
       },
       preHandler: async (request, reply) => {
-        if (route.method !== 'POST') return;
+        if (route.method !== 'POST' && !route.idempotencyKey) return;
         const current = stateOf(request);
         current.heldKey = await holdIdempotencyKey(db, clock, current.auth, request, reply, keysToFree);
       },

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { idempotencyKeyExtension } from './api-route.ts';
 import { ErrorSchema, errorSchemaName } from './error-responses.ts';
 import { idempotencyKeyPattern } from './idempotency.ts';
 
@@ -12,6 +13,8 @@ const securityScheme = 'bearer';
  * operation with a tag missing here fails `redocly lint` (rule tag-description).
  */
 const tagDescriptions: Record<string, string> = {
+  Reservations:
+    'Tables booked ahead (Pro and Premium plans): the bookable times of a day, and creating, reading and changing reservations.',
   Connection:
     'The connection of an app to one restaurant, made with the owner’s consent: what the access token is allowed to do, and ending it.',
   Events:
@@ -19,6 +22,8 @@ const tagDescriptions: Record<string, string> = {
   Menu: 'The restaurant’s menu: categories, products, option groups and options, each by position, sold-out items included. Each app sees only its own `external_id`s; changes are reported as `menu.*` events.',
   Orders:
     'What guests order, once it exists for apps (placed to pay on site, or paid online): read and poll them, take them over with your own reference (acknowledge), and move them through the statuses the restaurant uses; changes are reported as `order.*` events.',
+  Reports:
+    'Sales and products sold over restaurant-local days (at most 366), from the orders that are not cancelled: by day, week (from Monday) or month, with VAT by rate.',
   Store:
     'Whether the restaurant takes orders now and what decides it: weekly hours, special days and pauses in the restaurant’s time zone, order types, lead times and preorders.',
   Tables:
@@ -38,6 +43,7 @@ interface Response {
 }
 interface Operation {
   tags?: string[];
+  [idempotencyKeyExtension]?: boolean;
   parameters?: Json[];
   responses?: Record<string, Response>;
 }
@@ -65,8 +71,8 @@ const idempotencyKey = {
   example: '5f0c8a7e-2b4d-4c1e-9a6f-3d8b7e2c1a90',
 };
 
-/** Whether a response of this operation (lower-case method) and status carries a header. */
-type Carries = (method: string, status: number) => boolean;
+/** Whether a response of an operation (`keyed`: it takes an Idempotency-Key) with this status carries a header. */
+type Carries = (keyed: boolean, status: number) => boolean;
 
 /**
  * The response headers of the API (spec: Limits; docs/api-decisions.md, Headers and Rate limits),
@@ -145,7 +151,7 @@ function responseHeaders(apiVersion: string): Record<string, { carries: Carries;
     },
     'Idempotent-Replayed': {
       // Only answers the operation gave are kept for a key: not 401, 413, 429 or 5xx.
-      carries: (method, status) => method === 'post' && ![401, 413, 429].includes(status) && status < 500,
+      carries: (keyed, status) => keyed && ![401, 413, 429].includes(status) && status < 500,
       header: {
         description:
           '`true` when this is the first answer to an earlier request with the same Idempotency-Key, sent again.',
@@ -182,7 +188,10 @@ function finish(document: Document, apiVersion: string): Document {
       const operation = item[method];
       if (!operation) continue;
       for (const tag of operation.tags ?? []) usedTags.add(tag);
-      if (method === 'post') {
+      // Every POST takes a key, and the operations that say so (PATCH /reservations/{id}).
+      const keyed = method === 'post' || operation[idempotencyKeyExtension] === true;
+      delete operation[idempotencyKeyExtension];
+      if (keyed) {
         operation.parameters = [
           ...(operation.parameters ?? []),
           { $ref: `#/components/parameters/${idempotencyKey.name}` },
@@ -191,7 +200,7 @@ function finish(document: Document, apiVersion: string): Document {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         response.headers = Object.fromEntries(
           headers
-            .filter(([, { carries }]) => carries(method, Number(status)))
+            .filter(([, { carries }]) => carries(keyed, Number(status)))
             .map(([name]) => [name, { $ref: `#/components/headers/${name}` }]),
         );
         if (Number(status) < 400) continue;
@@ -240,8 +249,8 @@ export async function registerOpenApi(
           'Every request is authenticated with the access token of the app’s connection to one restaurant ' +
             '(`Authorization: Bearer <token>`) and acts on that restaurant only. Requests and responses are ' +
             'JSON. Every error answer has the same body: `{"error": {"code", "message", "request_id", "param"?}}`, ' +
-            'and every response names its request in the `X-Request-Id` header. POST requests may send an ' +
-            '`Idempotency-Key` header to be retried safely.',
+            'and every response names its request in the `X-Request-Id` header. POST requests (and ' +
+            '`PATCH /reservations/{id}`) may send an `Idempotency-Key` header to be retried safely.',
         ].join('\n'),
         contact: { name: 'Servery API support', url: options.baseUrl },
         license: { name: 'MIT', identifier: 'MIT' },

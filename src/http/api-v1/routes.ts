@@ -4,6 +4,8 @@ import { getEventRoute, listEventsRoute } from './events.route.ts';
 import { getMe } from './me.route.ts';
 import { menuRoutes } from './menu.route.ts';
 import { orderRoutes } from './orders.route.ts';
+import { reportRoutes } from './reports.route.ts';
+import { reservationRoutes } from './reservations.route.ts';
 import { storeRoutes } from './store.route.ts';
 import { listAreasRoute, listTablesRoute } from './tables.route.ts';
 
@@ -18,4 +20,6 @@ export const apiV1Routes: readonly ApiRoute[] = [
   listTablesRoute,
   listAreasRoute,
   ...menuRoutes,
+  ...reportRoutes,
+  ...reservationRoutes,
 ];

@@ -6,6 +6,7 @@ import type { SignedInRoute } from '../shared/signed-in-route.ts';
 import { connectionRoutes } from './connections.route.ts';
 import { menuRoutes } from './menu.route.ts';
 import { endOrderStreams, orderBoardRoutes } from './orders.route.ts';
+import { reservationSettingsRoutes } from './reservation-settings.route.ts';
 import { storeRoutes } from './store.route.ts';
 import { tableRoutes } from './tables.route.ts';
 import { restaurantWebhookRoutes } from './webhooks.route.ts';
@@ -19,6 +20,7 @@ export const dashboardRoutes: readonly SignedInRoute[] = [
   ...menuRoutes,
   ...orderBoardRoutes,
   ...connectionRoutes,
+  ...reservationSettingsRoutes,
 ];
 
 /*

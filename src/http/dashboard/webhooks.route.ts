@@ -8,10 +8,12 @@ import {
   rotateRestaurantWebhookSecret,
   updateRestaurantWebhook,
 } from '../../domain/webhooks/restaurant-webhooks.service.ts';
+import { standardWebhooksSecret } from '../../domain/webhooks/signature.ts';
 import {
   RestaurantWebhookSchema,
   RotatedSecretSchema,
   SigningSecretListSchema,
+  StandardWebhooksSecret,
   WebhookInputSchema,
 } from '../../domain/webhooks/webhook.schema.ts';
 import { deliveryLogRoutes } from '../shared/delivery-log.route.ts';
@@ -37,7 +39,11 @@ const WebhookPatchSchema = Type.Object(
   { additionalProperties: false },
 );
 const CreatedWebhookSchema = Type.Object(
-  { ...RestaurantWebhookSchema.properties, secret: Type.String() },
+  {
+    ...RestaurantWebhookSchema.properties,
+    secret: Type.String(),
+    standard_webhooks_secret: StandardWebhooksSecret,
+  },
   { additionalProperties: false },
 );
 const WebhookListSchema = Type.Object(
@@ -72,7 +78,7 @@ export const restaurantWebhookRoutes: readonly SignedInRoute[] = [
         rules: webhooks.rules,
       });
       reply.code(201);
-      return { ...webhook, secret };
+      return { ...webhook, secret, standard_webhooks_secret: standardWebhooksSecret(secret) };
     },
   }),
   signedInRoute({

@@ -75,6 +75,8 @@ export interface WebhookTarget {
   /** Sets the address and the selection: whether it made the webhook or changed it. */
   save(ctx: Ctx, input: WebhookInput): Promise<'created' | 'saved'>;
   enable(ctx: Ctx): Promise<unknown>;
+  /** Switches it off by hand (a restaurant's own; the app's webhook is switched off only by failures). */
+  disable?: (ctx: Ctx) => Promise<unknown>;
   rotate(ctx: Ctx): Promise<unknown>;
   remove(ctx: Ctx): Promise<unknown>;
   /** Where the browser goes after deleting (`?done=deleted` is added). */
@@ -179,7 +181,7 @@ export function renderWebhookView(name: string, view: PageView, zone: string, da
   });
 }
 
-const webhookDone = new Set(['created', 'saved', 'enabled', 'rotated', 'deleted']);
+const webhookDone = new Set(['created', 'saved', 'enabled', 'disabled', 'rotated', 'deleted']);
 const logDone = new Set(['testSent']);
 const deliveryDone = new Set(['resent']);
 const doneOf = (request: FastifyRequest, known: Set<string>) => {
@@ -207,7 +209,8 @@ function sendErrors(t: TFunction, error: ApiError): { status: number; errors: Fo
  * The pages of one surface's webhook at `options.path`:
  * - GET the webhook page; POST it to save the address and the selection (a refusal: the form
  *   again, 400, the error beside its field, nothing saved);
- * - POST `/enable` (a switched-off webhook on again), `/secret/rotate`, `/delete`;
+ * - POST `/enable` (a switched-off webhook on again), `/disable` (a restaurant's own, by hand),
+ *   `/secret/rotate`, `/delete`;
  * - GET `/deliveries?cursor=` (the log, 25 a page, newest first), `/deliveries/{id}` (its
  *   attempts); POST `/deliveries/{id}/resend` and `/test` (`type`): sent at once, outside a
  *   transaction as in the JSON API, counted against the same limit.
@@ -328,6 +331,15 @@ export function webhookPages(app: FastifyInstance, signedInPage: Wrap, options: 
     webhookPage(async (_request, reply, target) =>
       write(reply, target, (ctx) => target.enable(ctx), `${target.home}?done=enabled`),
     ),
+  );
+  app.post(
+    `${path}/disable`,
+    withCsrf,
+    webhookPage(async (_request, reply, target) => {
+      const { disable } = target;
+      if (!disable) return webhookNotFound(reply, target);
+      return write(reply, target, (ctx) => disable(ctx), `${target.home}?done=disabled`);
+    }),
   );
   app.post(
     `${path}/secret/rotate`,

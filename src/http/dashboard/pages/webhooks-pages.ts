@@ -162,6 +162,7 @@ export function webhooksPages(app: FastifyInstance, signedInPage: Wrap, options:
           return 'saved';
         },
         enable: (inTx) => updateRestaurantWebhook(inTx, { ...ref, enabled: true, rules: services.rules }),
+        disable: (inTx) => updateRestaurantWebhook(inTx, { ...ref, enabled: false, rules: services.rules }),
         rotate: (inTx) => rotateRestaurantWebhookSecret(inTx, ref),
         remove: (inTx) => deleteRestaurantWebhook(inTx, ref),
         afterDelete: list,

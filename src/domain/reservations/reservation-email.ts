@@ -1,0 +1,34 @@
+import type { Selectable } from 'kysely';
+import type { ReservationsTable } from '../../db/schema.ts';
+import { pickLocale } from '../../i18n/i18n.ts';
+import { queueEmail } from '../email/email-outbox.ts';
+import type { Ctx } from '../shared/context.ts';
+import type { Floor } from './availability.ts';
+
+/**
+ * Queues the guest's e-mail about a new reservation (in the caller's transaction): "confirmed" or,
+ * for a pending one, "request received", in the guest's language (else the restaurant's), with
+ * the reservation as a calendar file. The caller decides whether the guest is e-mailed at all.
+ */
+export async function queueReservationEmail(
+  ctx: Ctx,
+  floor: Floor,
+  row: Selectable<ReservationsTable>,
+): Promise<void> {
+  await queueEmail(ctx, {
+    tenantId: row.tenant_id,
+    to: row.guest_email as string,
+    locale: pickLocale([row.guest_locale ?? floor.language]),
+    template: row.status === 'pending' ? 'reservationRequested' : 'reservationConfirmed',
+    params: {
+      restaurant: floor.name,
+      reservation_id: row.id,
+      code: row.code,
+      starts_at: row.starts_at.toISOString(),
+      duration_minutes: row.duration_minutes,
+      party_size: row.party_size,
+      timezone: floor.timezone,
+      created_at: row.created_at.toISOString(),
+    },
+  });
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { SMTPServer } from 'smtp-server';
+import { type EmailTransport, emailTransport } from '../../src/worker/email-transport.ts';
+import { jobs } from '../../src/worker/worker.ts';
+import { buildTestApp, type TestApp } from '../harness.ts';
+import { ok } from '../menu/menu-helpers.ts';
+import { addTable, type BookingTenant, bookingTenant, setClock } from './reservation-helpers.ts';
+
+/*
+ * The guest's e-mail on POST /reservations, through the worker's queue to a real SMTP server on a
+ * local port: in the guest's language (else the restaurant's), "confirmed" or "request received",
+ * with the reservation as a calendar file; none with notify_guest false, none from a test restaurant.
+ */
+
+const received: string[] = [];
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  onData(stream, _session, callback) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      callback();
+    });
+  },
+});
+
+const queueJob = jobs.find((job) => job.name === 'run queued jobs');
+const log = pino({ level: 'silent' });
+
+/** A MIME part's content by its encoding (the mails are small: base64 or quoted-printable). */
+function decodedParts(raw: string): string[] {
+  return raw.split(/\r\n--[^\r\n]+\r\n/).map((part) => {
+    const end = part.indexOf('\r\n\r\n');
+    const head = part.slice(0, end).toLowerCase();
+    const body = part.slice(end + 4);
+    if (head.includes('content-transfer-encoding: base64'))
+      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    if (head.includes('content-transfer-encoding: quoted-printable'))
+      return Buffer.from(
+        body
+          .replace(/=\r\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        'latin1',
+      ).toString('utf8');
+    return body;
+  });
+}
+
+describe('reservation e-mail to the guest', () => {
+  let t: TestApp;
+  let transport: EmailTransport;
+  before(async () => {
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const { port } = smtp.server.address() as AddressInfo;
+    transport = emailTransport(
+      { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Servery <no-reply@servery.test>' },
+      log,
+    );
+    t = await buildTestApp();
+    setClock(t, '2026-11-02T10:00:00Z');
+  });
+  after(async () => {
+    await t?.close();
+    await new Promise<void>((resolve) => smtp.close(resolve));
+  });
+
+  /** The mails to guests the queue sends now (not the owners' mails about connected apps). */
+  async function sendQueued(): Promise<string[]> {
+    received.length = 0;
+    assert.ok(queueJob);
+    await queueJob.run(t.database.db, t.clock, { log, emailTransport: transport });
+    return received.filter((mail) => /^To: (ada|a)@example\.test/m.test(mail));
+  }
+
+  async function restaurant(tenant: BookingTenant) {
+    return t.database.db
+      .selectFrom('restaurants')
+      .select(['name'])
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+  }
+
+  it('a confirmed reservation: German mail with a calendar file in UTC', async () => {
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    const { name } = await restaurant(tenant);
+    const r = await ok(t, tenant.token, 'POST', '/reservations', {
+      starts_at: '2026-11-03T17:00:00Z',
+      party_size: 2,
+      guest_name: 'Ada',
+      guest_email: 'ada@example.test',
+      guest_locale: 'de',
+    });
+    const [mail, ...more] = await sendQueued();
+    assert.equal(more.length, 0);
+    assert.ok(mail);
+    assert.match(mail, /^To: ada@example\.test/m);
+    const parts = decodedParts(mail).join('\n');
+    assert.match(parts, new RegExp(`Ihre Reservierung bei ${name} ist bestätigt`));
+    assert.match(parts, /18:00/); // 17:00Z is 18:00 in Berlin
+    assert.ok(parts.includes(r.code));
+    assert.match(
+      mail,
+      /Content-Type: text\/calendar; charset=utf-8; method=PUBLISH;\s+name=reservation\.ics/i,
+    );
+    const ics = parts.slice(parts.indexOf('BEGIN:VCALENDAR'));
+    assert.match(ics, /\r\nMETHOD:PUBLISH\r\n/);
+    assert.match(ics, new RegExp(`\\r\\nUID:${r.id}@servery\\r\\n`));
+    assert.match(ics, /\r\nDTSTART:20261103T170000Z\r\n/);
+    assert.match(ics, /\r\nDTEND:20261103T183000Z\r\n/);
+    assert.match(ics, new RegExp(`\\r\\nSUMMARY:Tisch bei ${name}\\r\\n`));
+  });
+
+  it('a pending reservation: "request received" in the restaurant’s language', async () => {
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    await t.database.db
+      .updateTable('restaurants')
+      .set({ language: 'fr' })
+      .where('id', '=', tenant.restaurantId)
+      .execute();
+    await ok(t, tenant.token, 'POST', '/reservations', {
+      starts_at: '2026-11-03T17:00:00Z',
+      party_size: 2,
+      guest_name: 'Ada',
+      guest_email: 'ada@example.test',
+      status: 'pending',
+    });
+    const [mail] = await sendQueued();
+    assert.ok(mail);
+    assert.match(decodedParts(mail).join('\n'), /Nous avons bien reçu votre demande/);
+  });
+
+  it('no mail with notify_guest false, without an e-mail address, or from a test restaurant', async () => {
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    const body = { starts_at: '2026-11-03T17:00:00Z', party_size: 1, guest_name: 'Ada' };
+    await ok(t, tenant.token, 'POST', '/reservations', {
+      ...body,
+      guest_email: 'a@example.test',
+      notify_guest: false,
+    });
+    await ok(t, tenant.token, 'POST', '/reservations', { ...body, starts_at: '2026-11-03T19:00:00Z' });
+    const test = await bookingTenant(t, { livemode: false });
+    await addTable(test);
+    await ok(t, test.token, 'POST', '/reservations', { ...body, guest_email: 'a@example.test' });
+    assert.deepEqual(await sendQueued(), []);
+  });
+});
