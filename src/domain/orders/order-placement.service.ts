@@ -220,6 +220,26 @@ interface PricedLine {
   options: { id: string; name: string; price_delta: number; group_id: string; group_name: string }[];
 }
 
+/** A row of pricedLines' read: a product, one of its groups (or none), one of the group's options (or none). */
+interface MenuRow {
+  id: string;
+  name: string;
+  price: number;
+  available: boolean;
+  unavailable_until: Date | null;
+  tax_class: TaxClass | null;
+  category_tax_class: TaxClass | null;
+  group_id: string | null;
+  group_name: string | null;
+  min_select: number | null;
+  max_select: number | null;
+  option_id: string | null;
+  option_name: string | null;
+  price_delta: number | null;
+  option_available: boolean | null;
+  option_unavailable_until: Date | null;
+}
+
 /** The order's lines priced from the menu now (VAT of `taxCountry`), every product, option and choice count checked. */
 async function pricedLines(
   ctx: Ctx,
@@ -229,60 +249,58 @@ async function pricedLines(
 ): Promise<PricedLine[]> {
   const tenantId = tenantOf(ctx);
   const productIds = [...new Set(input.items.map((item) => item.product_id))];
-  const products = await ctx.db
-    .selectFrom('menu_products as p')
-    .leftJoin('menu_categories as c', (join) =>
-      join.onRef('c.tenant_id', '=', 'p.tenant_id').onRef('c.id', '=', 'p.category_id'),
-    )
-    .select([
-      'p.id',
-      'p.name',
-      'p.price',
-      'p.available',
-      'p.unavailable_until',
-      'p.tax_class',
-      'c.tax_class as category_tax_class',
-    ])
-    .where('p.tenant_id', '=', tenantId)
-    .where('p.id', 'in', productIds)
-    .execute();
-  const productById = new Map(products.map((product) => [product.id, product]));
-  // A product's groups (its own, and the shared ones it links), each with its options, in one read.
-  const groupRows = await ctx.db
-    .selectFrom('menu_option_groups as g')
-    .leftJoin('menu_product_option_groups as l', (join) =>
-      join.onRef('l.tenant_id', '=', 'g.tenant_id').onRef('l.group_id', '=', 'g.id'),
-    )
-    .leftJoin('menu_options as o', (join) =>
-      join.onRef('o.tenant_id', '=', 'g.tenant_id').onRef('o.group_id', '=', 'g.id'),
-    )
-    .select([
-      'g.id',
-      'g.name',
-      'g.min_select',
-      'g.max_select',
-      sql<string>`coalesce(g.product_id, l.product_id)`.as('product_id'),
-      'o.id as option_id',
-      'o.name as option_name',
-      'o.price_delta',
-      'o.available',
-      'o.unavailable_until',
-    ])
-    .where('g.tenant_id', '=', tenantId)
-    .where((eb) => eb.or([eb('g.product_id', 'in', productIds), eb('l.product_id', 'in', productIds)]))
-    .execute();
-  const groups = [...new Map(groupRows.map((row) => [`${row.id} ${row.product_id}`, row])).values()];
-  const options = groupRows.flatMap((row) =>
+  // The products with their groups (their own, and the shared ones they link) and the groups'
+  // options, in one read: a row per product, group and option.
+  const { rows } = await sql<MenuRow>`
+    SELECT p.id, p.name, p.price, p.available, p.unavailable_until, p.tax_class,
+      c.tax_class AS category_tax_class, g.id AS group_id, g.name AS group_name, g.min_select,
+      g.max_select, o.id AS option_id, o.name AS option_name, o.price_delta,
+      o.available AS option_available, o.unavailable_until AS option_unavailable_until
+    FROM menu_products p
+    LEFT JOIN menu_categories c ON c.tenant_id = p.tenant_id AND c.id = p.category_id
+    LEFT JOIN LATERAL (
+      SELECT own.id, own.name, own.min_select, own.max_select FROM menu_option_groups own
+      WHERE own.tenant_id = p.tenant_id AND own.product_id = p.id
+      UNION ALL
+      SELECT shared.id, shared.name, shared.min_select, shared.max_select
+      FROM menu_product_option_groups l
+      JOIN menu_option_groups shared ON shared.tenant_id = l.tenant_id AND shared.id = l.group_id
+      WHERE l.tenant_id = p.tenant_id AND l.product_id = p.id
+    ) g ON true
+    LEFT JOIN menu_options o ON o.tenant_id = p.tenant_id AND o.group_id = g.id
+    WHERE p.tenant_id = ${tenantId} AND p.id IN (${sql.join(productIds)})`.execute(ctx.db);
+  const productById = new Map(rows.map((row) => [row.id, row]));
+  const groups = [
+    ...new Map(
+      rows.flatMap((row) =>
+        row.group_id === null
+          ? []
+          : [
+              [
+                `${row.id} ${row.group_id}`,
+                {
+                  id: row.group_id,
+                  name: row.group_name as string,
+                  min_select: row.min_select as number,
+                  max_select: row.max_select as number,
+                  product_id: row.id,
+                },
+              ] as const,
+            ],
+      ),
+    ).values(),
+  ];
+  const options = rows.flatMap((row) =>
     row.option_id === null
       ? []
       : [
           {
             id: row.option_id,
-            group_id: row.id,
+            group_id: row.group_id as string,
             name: row.option_name as string,
             price_delta: row.price_delta as number,
-            available: row.available as boolean,
-            unavailable_until: row.unavailable_until,
+            available: row.option_available as boolean,
+            unavailable_until: row.option_unavailable_until,
           },
         ],
   );

@@ -31,6 +31,7 @@ import {
 } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
+import { commaListParam, instantParam } from './list-params.ts';
 import { IdParams, menuListFilters } from './menu-params.ts';
 
 const tags = ['Orders'];
@@ -39,15 +40,6 @@ const write = { scopes: ['orders:write'] } as const;
 const list = 'orders';
 const order200 = { 200: { ...OrderSchema, description: 'The order as your app sees it.' } };
 const writeErrors = errorResponses(400, 401, 403, 404, 409, 413, 422, 429, 500);
-
-const commaList = (values: readonly string[], example: string) =>
-  Type.String({
-    pattern: `^(${values.join('|')})(,(${values.join('|')}))*$`,
-    description: `Comma list of ${values.join(', ')}.`,
-    examples: [example],
-  });
-const instant = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2026-10-08T09:30:00.000Z'] });
 
 /** The filters' examples together: the cursor's example is bound to them (a request of all the examples works). */
 const filterExamples = {
@@ -71,17 +63,17 @@ const cursorExample = cursorAfter(
 const OrderListQuery = Type.Object(
   {
     status: Type.Optional(
-      commaList(
+      commaListParam(
         ['pending', 'confirmed', 'preparing', 'ready', 'completed', 'cancelled'],
         'pending,confirmed',
       ),
     ),
-    type: Type.Optional(commaList(['pickup', 'delivery', 'dine_in'], 'pickup,delivery')),
+    type: Type.Optional(commaListParam(['pickup', 'delivery', 'dine_in'], 'pickup,delivery')),
     updated_since: Type.Optional(
-      instant('Changed after this instant (exclusive); switches to ascending `updated_at` order.'),
+      instantParam('Changed after this instant (exclusive); switches to ascending `updated_at` order.'),
     ),
-    created_since: Type.Optional(instant('Placed at or after this instant.')),
-    created_until: Type.Optional(instant('Placed before this instant.')),
+    created_since: Type.Optional(instantParam('Placed at or after this instant.')),
+    created_until: Type.Optional(instantParam('Placed before this instant.')),
     paid: Type.Optional(
       Type.Boolean({ description: 'true: paid online; false: paid on site.', examples: [true] }),
     ),

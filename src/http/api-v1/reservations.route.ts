@@ -27,6 +27,7 @@ import {
 } from '../shared/pagination.ts';
 import { apiRoute } from './api-route.ts';
 import { errorResponses } from './error-responses.ts';
+import { commaListParam, instantParam } from './list-params.ts';
 import { IdParams } from './menu-params.ts';
 
 const tags = ['Reservations'];
@@ -35,8 +36,6 @@ const write = { scopes: ['reservations:write'], feature: 'reservations' } as con
 const list = 'reservations';
 const reservation200 = { ...ReservationSchema, description: 'The reservation.' };
 
-const instant = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2026-10-08T09:30:00.000Z'] });
 /** The filters' examples together: the cursor's example is bound to them (a request of all the examples works). */
 const filterExamples = {
   status: 'pending,confirmed',
@@ -55,22 +54,16 @@ const cursorExample = cursorAfter(
 
 const ReservationListQuery = Type.Object(
   {
-    status: Type.Optional(
-      Type.String({
-        pattern: `^(${reservationStatuses.join('|')})(,(${reservationStatuses.join('|')}))*$`,
-        description: `Comma list of ${reservationStatuses.join(', ')}.`,
-        examples: [filterExamples.status],
-      }),
-    ),
+    status: Type.Optional(commaListParam(reservationStatuses, filterExamples.status)),
     updated_since: Type.Optional(
-      instant('Changed after this instant (exclusive); switches to ascending `updated_at` order.'),
+      instantParam('Changed after this instant (exclusive); switches to ascending `updated_at` order.'),
     ),
     starts_from: Type.Optional({
-      ...instant('Starting at or after this instant; switches to ascending `starts_at`.'),
+      ...instantParam('Starting at or after this instant; switches to ascending `starts_at`.'),
       examples: [filterExamples.starts_from],
     }),
     starts_until: Type.Optional({
-      ...instant('Starting before this instant; switches to ascending `starts_at`.'),
+      ...instantParam('Starting before this instant; switches to ascending `starts_at`.'),
       examples: [filterExamples.starts_until],
     }),
     limit: LimitParam,
