@@ -2,10 +2,22 @@ import type { FastifyReply } from 'fastify';
 import type { Role } from '../../../domain/shared/context.ts';
 import { messagePage, type NavItem, type PageView, sendPage } from '../../web/page.ts';
 
-type Section = 'overview' | 'store' | 'tables' | 'orders' | 'menu' | 'apps' | 'webhooks';
+type Section =
+  | 'overview'
+  | 'store'
+  | 'tables'
+  | 'orders'
+  | 'reservations'
+  | 'menu'
+  | 'reports'
+  | 'apps'
+  | 'webhooks';
 
-/** The sections staff may open too (the kitchen); the others are the owners', as in the JSON API. */
-const staffSections: readonly Section[] = ['overview', 'orders'];
+/**
+ * The sections staff may open too (the kitchen and the host stand); the others are the owners', as
+ * in the JSON API.
+ */
+const staffSections: readonly Section[] = ['overview', 'orders', 'reservations'];
 
 /** The dashboard's own navigation, outside a restaurant. */
 export function dashboardNavigation(view: PageView, current: 'restaurants' | 'account'): NavItem[] {
@@ -23,7 +35,17 @@ export function restaurantNavigation(
   role: Role | null,
 ): NavItem[] {
   const home = `/dashboard/restaurants/${restaurantId}`;
-  const sections: Section[] = ['overview', 'store', 'tables', 'orders', 'menu', 'apps', 'webhooks'];
+  const sections: Section[] = [
+    'overview',
+    'store',
+    'tables',
+    'orders',
+    'reservations',
+    'menu',
+    'reports',
+    'apps',
+    'webhooks',
+  ];
   return sections.map((section) => {
     const label = view.t(`nav.${section}`);
     if (role !== 'owner' && !staffSections.includes(section)) return { label };
