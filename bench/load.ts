@@ -1,16 +1,16 @@
 /*
  * The load generator of `npm run bench`, run by bench/run.ts as a child process so that
  * autocannon's own work (HTTP parsing, timers, GC) happens on the other core and does not
- * share an event loop with the server it measures. It takes one job at a time over IPC and
- * answers with the figures of that job.
+ * share an event loop with the server it measures. It takes one job (or a list of jobs run at
+ * once) at a time over IPC and answers with the figures of that job (of each).
  */
 import autocannon from 'autocannon';
 
 export interface LoadJob {
   url: string;
   headers: Record<string, string>;
-  /** GET unless told; a POST sends `body` with every request. */
-  method?: 'GET' | 'POST';
+  /** GET unless told; a POST or PUT sends `body` with every request. */
+  method?: 'GET' | 'POST' | 'PUT';
   body?: string;
   connections: number;
   /** Seconds. */
@@ -60,8 +60,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
 }
 
 if (process.send) {
-  process.on('message', (job: LoadJob) => {
-    run(job).then(
+  // A list of jobs runs at once (bench/mix.ts), each with its own figures.
+  process.on('message', (job: LoadJob | LoadJob[]) => {
+    (Array.isArray(job) ? Promise.all(job.map(run)) : run(job)).then(
       (result) => process.send?.({ ok: true, result }),
       (error: unknown) => process.send?.({ ok: false, error: String((error as Error)?.stack ?? error) }),
     );

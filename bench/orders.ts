@@ -46,7 +46,7 @@ async function api(origin: string, token: string, method: string, path: string, 
 }
 
 /** orderingTenant's menu, over HTTP: pizza 1200 with extras, lemonade 350 (drinks) with a size. */
-async function orderingMenu(origin: string, token: string) {
+export async function orderingMenu(origin: string, token: string) {
   const call = (method: string, path: string, body: unknown) => api(origin, token, method, path, body);
   await call('PUT', '/store/hours', { always_open: true });
   await call('PATCH', '/store', { order_types: { pickup: true, delivery: true } });

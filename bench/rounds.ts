@@ -9,6 +9,8 @@ import type { LoadJob, LoadResult } from './load.ts';
 /** bench/run.ts's load generator: autocannon in a child process, one job at a time. */
 export interface LoadRunner {
   run(job: LoadJob): Promise<LoadResult>;
+  /** The jobs at once, each with its own figures. */
+  runAll(jobs: readonly LoadJob[]): Promise<LoadResult[]>;
 }
 
 export interface RoundsOptions {

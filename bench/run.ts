@@ -2,7 +2,7 @@
  * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu|orders|reports]`:
  * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
  * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
- * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts); `--only reports` the sales and product reports over a year of orders (bench/reports.ts). `--only token-peer`
+ * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts); `--only reports` the sales and product reports over a year of orders (bench/reports.ts); `--only reservations` the availability of a busy evening (bench/reservations.ts); `--only mix` guests, apps, a menu sync and webhooks all at once for the whole `--duration` (bench/mix.ts). `--only token-peer`
  * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
@@ -18,9 +18,11 @@ import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
 import { busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './figures.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchMenu } from './menu.ts';
+import { benchMix } from './mix.ts';
 import { benchOAuth } from './oauth.ts';
 import { benchOrders } from './orders.ts';
 import { benchReports } from './reports.ts';
+import { benchReservations } from './reservations.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
 import { benchTokenPeer } from './token-peer.ts';
@@ -35,12 +37,22 @@ interface Options {
   rounds: number;
   connections: number;
   /** One database, or the webhook, store, token-peer, menu or orders bench alone. */
-  only: BenchDatabaseKind | 'webhooks' | 'store' | 'token-peer' | 'menu' | 'orders' | 'reports' | null;
+  only:
+    | BenchDatabaseKind
+    | 'webhooks'
+    | 'store'
+    | 'token-peer'
+    | 'menu'
+    | 'orders'
+    | 'reports'
+    | 'reservations'
+    | 'mix'
+    | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders|reports] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders|reports|reservations|mix] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -80,10 +92,12 @@ function parseOptions(): Options {
     only !== 'token-peer' &&
     only !== 'menu' &&
     only !== 'orders' &&
-    only !== 'reports'
+    only !== 'reports' &&
+    only !== 'reservations' &&
+    only !== 'mix'
   ) {
     usage(
-      `--only must be pglite, postgres, webhooks, store, token-peer, menu, orders or reports, got "${only}"`,
+      `--only must be pglite, postgres, webhooks, store, token-peer, menu, orders, reports, reservations or mix, got "${only}"`,
     );
   }
   return {
@@ -98,7 +112,8 @@ function parseOptions(): Options {
 /** autocannon in a child process (bench/load.ts), one job at a time. */
 class LoadGenerator {
   readonly #child: ChildProcess;
-  #pending: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | null = null;
+  /** Resolves with one job's figures, or each job's of a list. */
+  #pending: { resolve: (r: unknown) => void; reject: (e: Error) => void } | null = null;
   #exited: Error | null = null;
 
   constructor() {
@@ -106,7 +121,7 @@ class LoadGenerator {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.#child.on('message', (message: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+    this.#child.on('message', (message: { ok: true; result: unknown } | { ok: false; error: string }) => {
       const pending = this.#pending;
       this.#pending = null;
       if (!pending) return;
@@ -121,10 +136,18 @@ class LoadGenerator {
   }
 
   run(job: LoadJob): Promise<LoadResult> {
+    return this.#send(job);
+  }
+
+  runAll(jobs: readonly LoadJob[]): Promise<LoadResult[]> {
+    return this.#send(jobs);
+  }
+
+  #send<T>(job: LoadJob | readonly LoadJob[]): Promise<T> {
     if (this.#exited) return Promise.reject(this.#exited);
     if (this.#pending) return Promise.reject(new Error('load generator busy'));
     return new Promise((resolve, reject) => {
-      this.#pending = { resolve, reject };
+      this.#pending = { resolve: (result) => resolve(result as T), reject };
       this.#child.send(job);
     });
   }
@@ -226,7 +249,9 @@ async function main(): Promise<void> {
     options.only === 'token-peer' ||
     options.only === 'menu' ||
     options.only === 'orders' ||
-    options.only === 'reports'
+    options.only === 'reports' ||
+    options.only === 'reservations' ||
+    options.only === 'mix'
       ? []
       : options.only
         ? [options.only]
@@ -257,6 +282,8 @@ async function main(): Promise<void> {
   let menu: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let orders: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let reports: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let reservations: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let mix: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
       if (interrupted) break;
@@ -285,6 +312,18 @@ async function main(): Promise<void> {
       reports = await benchReports().catch((error: Error) => ({
         lines: [],
         failures: [`postgres reports: ${error.message}`],
+      }));
+    // GET /v1/reservations/availability of a day with 300 reservations at 40 tables, on PostgreSQL.
+    if ((kinds.includes('postgres') || options.only === 'reservations') && !interrupted)
+      reservations = await benchReservations(options, load).catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres reservations: ${error.message}`],
+      }));
+    // Everything at once for --duration seconds (bench/mix.ts): only when asked for.
+    if (options.only === 'mix' && !interrupted)
+      mix = await benchMix(options, load).catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres mix: ${error.message}`],
       }));
   } finally {
     load.stop();
@@ -343,6 +382,12 @@ async function main(): Promise<void> {
   // The reports (bench/reports.ts), measured above.
   out.push(...reports.lines);
   crashes.push(...reports.failures);
+  // The availability (bench/reservations.ts), measured above with the same load generator.
+  out.push(...reservations.lines);
+  crashes.push(...reservations.failures);
+  // The mix (bench/mix.ts).
+  out.push(...mix.lines);
+  crashes.push(...mix.failures);
   // Webhook delivery (bench/webhooks.ts): one worker process against fetch + HMAC, on PostgreSQL.
   if ((kinds.includes('postgres') || options.only === 'webhooks') && !interrupted) {
     const webhooks = await benchWebhooks(options).catch((error: Error) => ({

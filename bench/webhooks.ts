@@ -123,7 +123,7 @@ async function arrivalsOf(
 }
 
 /** The worker role as operators run it, on the bench database; resolves once it has started. */
-async function startWorker(databaseUrl: string, failures: string[]): Promise<ChildProcess> {
+export async function startWorker(databaseUrl: string, failures: string[]): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATA_DIR', 'NODE_OPTIONS', 'NODE_TEST_CONTEXT']) delete env[name];
   Object.assign(env, { DATABASE_URL: databaseUrl, WEBHOOKS_ALLOW_INSECURE: 'true', LOG_LEVEL: 'info' });
@@ -172,7 +172,7 @@ async function startWorker(databaseUrl: string, failures: string[]): Promise<Chi
   });
 }
 
-async function stopWorker(child: ChildProcess): Promise<void> {
+export async function stopWorker(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');

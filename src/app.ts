@@ -38,6 +38,8 @@ import { storefrontPagesPlugin } from './http/storefront/pages/storefront-pages.
 import { storefrontApiPlugin } from './http/storefront/storefront-api.plugin.ts';
 import { rewriteStorefrontHost } from './http/storefront/storefront-host.ts';
 import { assetsPlugin } from './http/web/assets.ts';
+import { countRequests, type Metrics } from './observability/metrics.ts';
+import { nameServerSpansByRoute } from './observability/tracing.ts';
 
 export const apiVersion = '2026-10-08';
 
@@ -47,7 +49,13 @@ export interface AppDeps {
     Partial<
       Pick<
         Config,
-        'authUrl' | 'redisUrl' | 'appUrl' | 'storefrontDomain' | 'webhooksAllowInsecure' | 'trustProxy'
+        | 'authUrl'
+        | 'redisUrl'
+        | 'appUrl'
+        | 'storefrontDomain'
+        | 'webhooksAllowInsecure'
+        | 'trustProxy'
+        | 'tracing'
       >
     >;
   db: Db;
@@ -68,6 +76,8 @@ export interface AppDeps {
    * its webhook (POST /payments/stripe/webhook) is served too.
    */
   payments?: PaymentProvider;
+  /** Counts the requests in these metrics (METRICS_LISTEN, src/observability/metrics.ts). */
+  metrics?: Metrics;
 }
 
 /** Secrets never reach the logs. */
@@ -121,6 +131,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', refuseBodiesOfBodilessMethods);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
+  if (deps.metrics) countRequests(app, deps.metrics);
+  if (deps.config.tracing) nameServerSpansByRoute(app);
   // Limiters passed in belong to the caller; those opened here close with the app.
   if (!deps.limiters) app.addHook('onClose', () => limiters.close());
   app.addHook('onSend', async (request, reply, payload) => {

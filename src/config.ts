@@ -47,6 +47,17 @@ export interface Config {
   readonly sandboxClock: boolean;
   /** Stripe takes live restaurants' online payments when set; else the built-in test provider does. */
   readonly stripe: StripeSettings | null;
+  /**
+   * METRICS_LISTEN: where Prometheus metrics are served (`host:port`, e.g. 127.0.0.1:9464), on a
+   * listener of its own, never the public port; off (null) by default.
+   */
+  readonly metricsListen: { readonly host: string; readonly port: number } | null;
+  /**
+   * OpenTelemetry tracing, on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+   * names a collector (the SDK reads these and its other OTEL_* variables itself); off (null) by
+   * default. `serviceName`: OTEL_SERVICE_NAME, by default `servery`.
+   */
+  readonly tracing: { readonly serviceName: string } | null;
 }
 
 /** A Stripe account's keys (STRIPE_*), and where its API is when not at Stripe (a fake, in tests). */
@@ -198,6 +209,23 @@ function stripe(env: NodeJS.ProcessEnv): StripeSettings | null {
   };
 }
 
+/** `host:port` or `[v6 address]:port`: the metrics are never on a port chosen by accident. */
+function metricsListen(value: string | undefined): Config['metricsListen'] {
+  if (value === undefined || value === '') return null;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535)
+    throw new ConfigError(
+      `METRICS_LISTEN must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464, got "${value}"`,
+    );
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+function tracing(env: NodeJS.ProcessEnv): Config['tracing'] {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
+  return { serviceName: env.OTEL_SERVICE_NAME || 'servery' };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer('PORT', env.PORT, 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -222,5 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     sandboxClock: sandboxClock(env),
     stripe: stripe(env),
+    metricsListen: metricsListen(env.METRICS_LISTEN),
+    tracing: tracing(env),
   });
 }

@@ -12,6 +12,8 @@ import { migrate } from './db/migrate.ts';
 import { describeDemoData, seedDemoData } from './demo/demo-data.ts';
 import { type Clock, systemClock } from './domain/shared/context.ts';
 import { openSandboxClock, type SandboxClock } from './domain/shared/sandbox-clock.ts';
+import { createMetrics, type MetricsServer, serveMetrics } from './observability/metrics.ts';
+import { startTracing, type Tracing } from './observability/tracing.ts';
 import { emailTransport } from './worker/email-transport.ts';
 import { startWorker, type Worker } from './worker/worker.ts';
 
@@ -55,13 +57,17 @@ export async function serve(config: Config, role: Role): Promise<void> {
   let app: FastifyInstance | null = null;
   let worker: Worker | null = null;
   let sandboxClock: SandboxClock | null = null;
+  let metricsServer: MetricsServer | null = null;
+  let tracing: Tracing | null = null;
   const stop = async (): Promise<void> => {
     let code = 0;
     try {
+      await metricsServer?.close();
       await app?.close();
       await worker?.stop();
       sandboxClock?.stop();
       await database?.close();
+      await tracing?.shutdown();
       log.info('stopped');
     } catch (error) {
       log.error({ err: error }, 'unclean stop');
@@ -75,6 +81,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
   };
 
   try {
+    // Before the database opens, so that its connections are traced too.
+    tracing = config.tracing ? await startTracing(config.tracing) : null;
+    if (tracing) log.info({ service_name: config.tracing?.serviceName }, 'tracing on');
     database = await openDatabase(databaseTarget(config));
     const opened = database;
     const applied = await whenDatabaseAnswers(
@@ -101,10 +110,11 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (stopSignal) return stop();
 
     const images = menuImages(config);
+    const metrics = config.metricsListen ? createMetrics(database.db, clock) : undefined;
     if (role !== 'worker') {
       // Live restaurants' payments: Stripe when configured, else the test provider (no money moves).
       const payments = config.stripe ? new StripePayments(config.stripe) : undefined;
-      const deps: AppDeps = { config, db: database.db, clock, logger: log, images, payments };
+      const deps: AppDeps = { config, db: database.db, clock, logger: log, images, payments, metrics };
       app = await buildApp(deps);
       closeConnectionsWhenStopping(app, () => stopSignal !== null);
     }
@@ -118,8 +128,11 @@ export async function serve(config: Config, role: Role): Promise<void> {
             emailTransport(config, log),
             webhookDeliverySettings(config),
             images.fetcher,
+            metrics,
           );
     if (app) await app.listen({ port: config.port, host: config.host });
+    if (metrics && config.metricsListen)
+      metricsServer = await serveMetrics(config.metricsListen, metrics, log);
   } catch (error) {
     // A start that fails (the port is taken, say) still closes what it opened: the PGlite
     // directory is then left unlocked and without recovery to do.
@@ -127,9 +140,13 @@ export async function serve(config: Config, role: Role): Promise<void> {
     await app?.close().catch(() => {});
     sandboxClock?.stop();
     await database?.close().catch(() => {});
+    await tracing?.shutdown().catch(() => {});
     throw error;
   }
-  log.info({ role, database: database.kind, port: app ? config.port : undefined }, 'Servery started');
+  log.info(
+    { role, database: database.kind, port: app ? config.port : undefined, metrics_port: metricsServer?.port },
+    'Servery started',
+  );
   if (stopSignal) return stop();
   stopNow = () => void stop();
 }

@@ -505,6 +505,12 @@ export interface ReservationSettingsTable {
   updated_at: Date;
 }
 
+/** Changes counted per restaurant to what availability is computed from (see 0025; kept by triggers). */
+export interface FloorVersionsTable {
+  tenant_id: string;
+  version: ColumnType<string, never, never>;
+}
+
 export interface ReservationCombinationsTable {
   tenant_id: string;
   id: string;
@@ -530,6 +536,10 @@ export interface ReservationsTable {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** SHA-256 (hex) of the guest's cancel link token (0024); null unless booked at the storefront. */
+  cancel_token_hash: string | null;
+  /** SHA-256 (hex) of the storefront booking form's guest key (0024): one booking per key. */
+  guest_key_hash: string | null;
 }
 
 export interface DB {
@@ -569,4 +579,5 @@ export interface DB {
   reservation_settings: ReservationSettingsTable;
   reservation_combinations: ReservationCombinationsTable;
   reservations: ReservationsTable;
+  floor_versions: FloorVersionsTable;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.ts';
 import type { JobKind, JobPayloads } from '../domain/jobs/jobs.ts';
 import { type Clock, type Ctx, systemCtx } from '../domain/shared/context.ts';
+import { inSpan } from '../observability/tracing.ts';
 import type { JobServices } from './worker.ts';
 
 /*
@@ -134,12 +135,14 @@ export async function runDueJobs(
       const handler = byKind[job.kind] as JobHandler<unknown>;
       try {
         const ctx = { ...systemCtx(db, clock), tenantId: job.tenant_id, images: services.images };
-        await handler.run(job.payload, services, job, ctx);
+        const attributes = { 'servery.job.kind': job.kind, 'servery.job.attempt': job.attempts };
+        await inSpan(`job ${job.kind}`, attributes, () => handler.run(job.payload, services, job, ctx));
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const retry = job.attempts < (handler.maxAttempts ?? defaultMaxAttempts);
         const waitMs = (handler.retryDelayMs ?? defaultRetryDelayMs)(job.attempts);
         await markJobFailed(db, job, reason, clock.now(), retry ? waitMs : null);
+        services.metrics?.queuedJobs.inc({ kind: job.kind, outcome: retry ? 'failure' : 'given_up' });
         const details = { job: job.id, kind: job.kind, attempts: job.attempts, error: reason };
         const failure = handler.failure ?? 'queued job failed';
         if (retry) services.log.warn(details, `${failure}, will retry`);
@@ -147,6 +150,7 @@ export async function runDueJobs(
         return false;
       }
       await markJobDone(db, job, clock.now());
+      services.metrics?.queuedJobs.inc({ kind: job.kind, outcome: 'success' });
       return true;
     }),
   );

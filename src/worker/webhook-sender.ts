@@ -6,10 +6,13 @@ import type { Clock } from '../domain/shared/context.ts';
 import {
   type ClaimedDelivery,
   claimDue,
+  maxDeliveryAttempts,
   type Outcome,
   send,
   writeOutcomes,
 } from '../domain/webhooks/delivery.ts';
+import type { DeliveryOutcome, Metrics } from '../observability/metrics.ts';
+import { inSpan } from '../observability/tracing.ts';
 
 /** Most deliveries one claim takes. */
 const claimBatch = 100;
@@ -31,6 +34,7 @@ export class WebhookSender {
   readonly #clock: Clock;
   readonly #settings: WebhookDeliverySettings;
   readonly #log: Logger;
+  readonly #metrics: Metrics | undefined;
   readonly #outcomes: DataLoader<Outcome, void>;
   /** Sends not yet written (in flight, or waiting for their outcome's batch). */
   readonly #unwritten = new Set<Promise<void>>();
@@ -42,11 +46,12 @@ export class WebhookSender {
   /** The last claim took all it could, or left out busy webhooks: claim again when a send ends. */
   #claimAgain = false;
 
-  constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger) {
+  constructor(db: Db, clock: Clock, settings: WebhookDeliverySettings, log: Logger, metrics?: Metrics) {
     this.#db = db;
     this.#clock = clock;
     this.#settings = settings;
     this.#log = log;
+    this.#metrics = metrics;
     this.#outcomes = new DataLoader<Outcome, void>(
       async (batch) => {
         await writeOutcomes(db, clock, batch);
@@ -98,7 +103,14 @@ export class WebhookSender {
       else this.#perWebhook.set(delivery.webhook_id, n);
     };
     count(1);
-    const unwritten = send(delivery, true, this.#settings, this.#clock)
+    const attributes = {
+      'servery.webhook.id': delivery.webhook_id,
+      'servery.event.type': delivery.event_type,
+      'servery.delivery.attempt': delivery.attempts,
+    };
+    const unwritten = inSpan('webhook delivery', attributes, () =>
+      send(delivery, true, this.#settings, this.#clock),
+    )
       .finally(() => {
         count(-1);
         if (this.#claimAgain && !this.#claiming)
@@ -106,10 +118,21 @@ export class WebhookSender {
             this.#log.error({ err: error }, 'claiming webhook deliveries failed'),
           );
       })
-      .then((outcome) => this.#outcomes.load(outcome))
+      .then(async (outcome) => {
+        await this.#outcomes.load(outcome);
+        this.#count(outcome);
+      })
       // Unwritten, the delivery is sent again once its lease ends.
       .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
       .finally(() => this.#unwritten.delete(unwritten));
     this.#unwritten.add(unwritten);
+  }
+
+  /** A failed last attempt gives the delivery up (delivery.ts): counted apart from those retried. */
+  #count(outcome: Outcome): void {
+    if (!this.#metrics) return;
+    const failed: DeliveryOutcome = outcome.delivery.attempts >= maxDeliveryAttempts ? 'given_up' : 'failure';
+    this.#metrics.webhookDeliveries.inc({ outcome: outcome.error === null ? 'success' : failed });
+    this.#metrics.webhookSendDuration.observe(outcome.durationMs / 1000);
   }
 }

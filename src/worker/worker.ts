@@ -10,6 +10,7 @@ import { expireUnpaidOrders } from '../domain/payments/payments.service.ts';
 import type { Clock } from '../domain/shared/context.ts';
 import type { ImageFetcher } from '../domain/shared/image-fetcher.ts';
 import { clearEndedBusyPeriods, liftEndedPauses } from '../domain/store/store.service.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import type { EmailTransport } from './email-transport.ts';
 import { jobHandlers } from './job-kinds.ts';
 import { purgeFinishedJobs, runDueJobs } from './job-queue.ts';
@@ -24,6 +25,8 @@ export interface JobServices {
   webhooks?: WebhookSender;
   /** Downloads menu images: needed by the job `menu-images` only. */
   images?: ImageFetcher;
+  /** Counts the runs of queued jobs (METRICS_LISTEN). */
+  metrics?: Metrics;
 }
 
 export interface Job {
@@ -113,9 +116,10 @@ export function startWorker(
   emailTransport: EmailTransport,
   webhooks: WebhookDeliverySettings,
   images: ImageFetcher,
+  metrics?: Metrics,
 ): Worker {
-  const sender = new WebhookSender(db, clock, webhooks, log);
-  const services: JobServices = { log, emailTransport, webhooks: sender, images };
+  const sender = new WebhookSender(db, clock, webhooks, log, metrics);
+  const services: JobServices = { log, emailTransport, webhooks: sender, images, metrics };
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<Job, Promise<unknown>>();
   const outage = new DatabaseOutage(log);
@@ -125,8 +129,12 @@ export function startWorker(
       if (stopping || running.has(job) || outage.waiting()) return;
       const run = job
         .run(db, clock, services)
-        .then(() => outage.succeeded())
+        .then(() => {
+          outage.succeeded();
+          metrics?.workerJobRuns.inc({ job: job.name, outcome: 'success' });
+        })
         .catch((error: unknown) => {
+          metrics?.workerJobRuns.inc({ job: job.name, outcome: 'failure' });
           if (!outage.failed(error)) log.error({ err: error, job: job.name }, 'job failed');
         })
         .finally(() => running.delete(job));

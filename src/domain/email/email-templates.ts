@@ -35,6 +35,8 @@ interface ReservationMail {
   party_size: number;
   timezone: string;
   created_at: string;
+  /** The guest's link to cancel (storefront bookings): the mail ends with it. */
+  cancel_url?: string;
 }
 export type EmailTemplate = keyof EmailTemplates;
 
@@ -106,10 +108,12 @@ export function renderEmail(email: QueuedEmail): RenderedEmail {
       },
     ];
   }
+  const cancelUrl = 'cancel_url' in email.params ? email.params.cancel_url : undefined;
+  const cancelLine = cancelUrl ? `\n${t('reservationCancel', { url: cancelUrl })}\n` : '';
   return {
     to: email.to,
     subject: t(`${email.template}.subject`, params),
-    text: `${t(`${email.template}.body`, params)}\n`,
+    text: `${t(`${email.template}.body`, params)}\n${cancelLine}`,
     ...(attachments && { attachments }),
   };
 }

@@ -3,7 +3,8 @@ import { DateTime } from 'luxon';
 import type { DurationRule } from '../../db/schema.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
-import { localDate, type Schedule, windowsStartingOn } from '../store/schedule.ts';
+import { localDate, type Schedule, type SpecialDay, windowsStartingOn } from '../store/schedule.ts';
+import { keptFor, type Versioned } from './floor-versions.ts';
 import { defaultDuration } from './reservation-settings.service.ts';
 import type { ReservationStatus } from './reservation-status.ts';
 
@@ -65,46 +66,80 @@ export interface Slot {
   available: boolean;
 }
 
-/** The floor, with the special days of the local dates `datesOf` names in the restaurant's time zone. */
-export async function loadFloor(ctx: Ctx, datesOf: (timezone: string) => string[]): Promise<Floor> {
+interface FloorRow {
+  name: string;
+  timezone: string;
+  language: string;
+  livemode: boolean;
+  always_open: boolean;
+  opening_hours: Schedule['openingHours'];
+  slot_minutes: number;
+  durations: DurationRule[];
+  last_seating_minutes: number;
+  guest_horizon_days: number;
+  guest_lead_minutes: number;
+  special_days: SpecialDay[];
+  /** [id, seats, min_party, bookable online (the table and its area)] */
+  tables: [string, number, number, boolean][];
+  combinations: string[][];
+  /** [id, start (ms), duration (minutes), table ids]; with `holdsOn` only. */
+  holds: [string, number, number, string[]][] | null;
+  version: string | null;
+}
+
+/**
+ * The floor, with the special days of the local `dates`, in one statement; with `holdsOn`, also
+ * the reservations holding tables at a time offered on that local date: a window starting on it
+ * ends before the midnight two days later, and a party holds its table at most 600 minutes.
+ * Availability is asked often: one round trip, the lists as JSON, costs the least.
+ */
+export async function loadFloor(
+  ctx: Ctx,
+  dates: readonly string[],
+  holdsOn?: string,
+): Promise<Floor & { holds: Hold[]; version: string }> {
   const tenantId = tenantOf(ctx);
-  const row = await ctx.db
-    .selectFrom('restaurants as r')
-    .innerJoin('stores as s', 's.tenant_id', 'r.id')
-    .innerJoin('reservation_settings as rs', 'rs.tenant_id', 'r.id')
-    .select(['r.name', 'r.timezone', 'r.language', 'r.livemode', 's.always_open', 's.opening_hours'])
-    .select(['s.default_table_seats'])
-    .select([
-      'rs.slot_minutes',
-      'rs.durations',
-      'rs.last_seating_minutes',
-      'rs.guest_horizon_days',
-      'rs.guest_lead_minutes',
-    ])
-    .where('r.id', '=', tenantId)
-    .executeTakeFirstOrThrow();
-  const specialDays = await ctx.db
-    .selectFrom('store_closures')
-    .select([sql<string>`date::text`.as('date'), 'closed', 'hours'])
-    .where('tenant_id', '=', tenantId)
-    .where(sql<string>`date::text`, 'in', datesOf(row.timezone))
-    .execute();
-  const tables = await ctx.db
-    .selectFrom('store_tables as t')
-    .leftJoin('store_areas as a', (join) =>
-      join.onRef('a.tenant_id', '=', 't.tenant_id').onRef('a.id', '=', 't.area_id'),
-    )
-    .select(['t.id', 't.seats', 't.min_party', 't.bookable_online', 'a.bookable_online as area_online'])
-    .where('t.tenant_id', '=', tenantId)
-    .orderBy('t.created_at')
-    .orderBy('t.id')
-    .execute();
+  const holds =
+    holdsOn === undefined
+      ? sql`null`
+      : sql`(
+        SELECT coalesce(json_agg(json_build_array(
+          h.id, (extract(epoch FROM h.starts_at) * 1000)::bigint, h.duration_minutes, h.table_ids)), '[]')
+        FROM reservations h
+        WHERE h.tenant_id = r.id AND h.deleted_at IS NULL
+          AND h.status IN (${sql.join(holdingStatuses)})
+          AND h.starts_at < ((${holdsOn}::date + 2)::timestamp AT TIME ZONE r.timezone) + interval '600 minutes'
+          AND h.starts_at + h.duration_minutes * interval '1 minute'
+            > (${holdsOn}::date::timestamp AT TIME ZONE r.timezone)
+      )`;
+  const { rows } = await sql<FloorRow>`
+    SELECT r.name, r.timezone, r.language, r.livemode, s.always_open, s.opening_hours,
+      rs.slot_minutes, rs.durations, rs.last_seating_minutes, rs.guest_horizon_days,
+      rs.guest_lead_minutes,
+      (SELECT coalesce(json_agg(json_build_object('date', c.date::text, 'closed', c.closed, 'hours', c.hours)), '[]')
+        FROM store_closures c
+        WHERE c.tenant_id = r.id AND c.date = any(${[...dates]}::date[])
+      ) AS special_days,
+      (SELECT coalesce(json_agg(json_build_array(
+          t.id, coalesce(t.seats, s.default_table_seats), coalesce(t.min_party, 1),
+          t.bookable_online AND coalesce(a.bookable_online, true)) ORDER BY t.created_at, t.id), '[]')
+        FROM store_tables t
+        LEFT JOIN store_areas a ON a.tenant_id = t.tenant_id AND a.id = t.area_id
+        WHERE t.tenant_id = r.id
+      ) AS tables,
+      (SELECT coalesce(json_agg(rc.table_ids), '[]') FROM reservation_combinations rc WHERE rc.tenant_id = r.id
+      ) AS combinations,
+      ${holds} AS holds,
+      (SELECT fv.version::text FROM floor_versions fv WHERE fv.tenant_id = r.id) AS version
+    FROM restaurants r
+    JOIN stores s ON s.tenant_id = r.id
+    JOIN reservation_settings rs ON rs.tenant_id = r.id
+    WHERE r.id = ${tenantId}
+  `.execute(ctx.db);
+  const row = rows[0];
+  if (!row) throw new Error(`restaurant ${tenantId} has no store or reservation settings`);
+  const tables = row.tables.map(([id, seats, minParty, online]) => ({ id, seats, minParty, online }));
   const known = new Set(tables.map((t) => t.id));
-  const combinations = await ctx.db
-    .selectFrom('reservation_combinations')
-    .select('table_ids')
-    .where('tenant_id', '=', tenantId)
-    .execute();
   return {
     name: row.name,
     timezone: row.timezone,
@@ -115,20 +150,22 @@ export async function loadFloor(ctx: Ctx, datesOf: (timezone: string) => string[
       timezone: row.timezone,
       alwaysOpen: false,
       openingHours: row.always_open ? [] : row.opening_hours,
-      specialDays,
+      specialDays: row.special_days,
     },
     slotMinutes: row.slot_minutes,
     durations: row.durations,
     lastSeatingMinutes: row.last_seating_minutes,
     guestHorizonDays: row.guest_horizon_days,
     guestLeadMinutes: row.guest_lead_minutes,
-    tables: tables.map((t) => ({
-      id: t.id,
-      seats: t.seats ?? row.default_table_seats,
-      minParty: t.min_party ?? 1,
-      online: t.bookable_online && t.area_online !== false,
+    tables,
+    combinations: row.combinations.filter((ids) => ids.every((id) => known.has(id))),
+    holds: (row.holds ?? []).map(([id, start, minutes, tableIds]) => ({
+      id,
+      start: Number(start),
+      end: Number(start) + minutes * 60_000,
+      tableIds,
     })),
-    combinations: combinations.map((c) => c.table_ids).filter((ids) => ids.every((id) => known.has(id))),
+    version: row.version ?? '0',
   };
 }
 
@@ -239,23 +276,47 @@ export interface Availability {
   slots: Slot[];
 }
 
+/** A date's times at a restaurant, and whether a party finds a place at each, as of `version`. */
+interface DayPlan extends Versioned {
+  floor: Floor;
+  times: number[];
+  holds: Hold[];
+  /** By `${party}|${minutes}|${guest}`: whether each of `times` has a place, time limits aside. */
+  places: Map<string, boolean[]>;
+}
+
+async function dayPlan(ctx: Ctx, date: string): Promise<DayPlan> {
+  return keptFor(ctx, date, async () => {
+    const { holds, version, ...floor } = await loadFloor(ctx, [date], date);
+    return { version, floor, times: slotTimes(floor, date), holds, places: new Map() };
+  });
+}
+
 /**
  * The times of a local date for a party, each available or not. `guest`: as a guest books
- * (online tables, lead time, horizon); otherwise as staff and the API book.
+ * (online tables, lead time, horizon); otherwise as staff and the API book. Computed once per
+ * party while the restaurant's floor stands still (floor-versions.ts); only the time limits are
+ * applied at every request.
  */
 export async function availability(
   ctx: Ctx,
   input: { date: string; party_size: number; guest: boolean },
 ): Promise<Availability> {
-  const floor = await loadFloor(ctx, () => [input.date]);
+  const plan = await dayPlan(ctx, input.date);
+  const { floor, times } = plan;
   const now = ctx.clock.now().getTime();
   checkAvailabilityDate(floor.timezone, input.date, new Date(now));
   const minutes = defaultDuration(floor.durations, input.party_size);
-  const times = slotTimes(floor, input.date);
-  const holds =
-    times.length === 0
-      ? []
-      : await loadHolds(ctx, times[0] as number, (times.at(-1) as number) + minutes * 60_000);
+  const key = `${input.party_size}|${minutes}|${input.guest}`;
+  let places = plan.places.get(key);
+  if (!places) {
+    places = times.map(
+      (start) =>
+        findPlace(floor, plan.holds, { start, minutes, party: input.party_size, guest: input.guest }) !==
+        null,
+    );
+    plan.places.set(key, places);
+  }
   const earliest = input.guest ? now + floor.guestLeadMinutes * 60_000 : now;
   // The horizon counts whole local days: with 60, guests book up to the day 60 days after today.
   const lastGuestDate = DateTime.fromISO(localDate(floor.timezone, new Date(now)), { zone: 'utc' })
@@ -268,12 +329,9 @@ export async function availability(
     party_size: input.party_size,
     duration_minutes: minutes,
     timezone: floor.timezone,
-    slots: times.map((start) => ({
+    slots: times.map((start, index) => ({
       starts_at: new Date(start),
-      available:
-        start >= earliest &&
-        withinHorizon &&
-        findPlace(floor, holds, { start, minutes, party: input.party_size, guest: input.guest }) !== null,
+      available: start >= earliest && withinHorizon && (places[index] as boolean),
     })),
   };
 }

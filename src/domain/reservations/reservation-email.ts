@@ -8,12 +8,14 @@ import type { Floor } from './availability.ts';
 /**
  * Queues the guest's e-mail about a new reservation (in the caller's transaction): "confirmed" or,
  * for a pending one, "request received", in the guest's language (else the restaurant's), with
- * the reservation as a calendar file. The caller decides whether the guest is e-mailed at all.
+ * the reservation as a calendar file, and with `cancelUrl` (storefront bookings) the guest's link
+ * to cancel it. The caller decides whether the guest is e-mailed at all.
  */
 export async function queueReservationEmail(
   ctx: Ctx,
   floor: Floor,
   row: Selectable<ReservationsTable>,
+  cancelUrl?: string,
 ): Promise<void> {
   await queueEmail(ctx, {
     tenantId: row.tenant_id,
@@ -29,6 +31,7 @@ export async function queueReservationEmail(
       party_size: row.party_size,
       timezone: floor.timezone,
       created_at: row.created_at.toISOString(),
+      ...(cancelUrl !== undefined && { cancel_url: cancelUrl }),
     },
   });
 }

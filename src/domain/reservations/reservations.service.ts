@@ -135,11 +135,19 @@ function checkOffered(floor: Floor, start: number, now: number): void {
   if (start < now) throw unavailable('This time has passed.', 'starts_at');
 }
 
-function datesAround(timezone: string, start: number): string[] {
-  const date = localDate(timezone, new Date(start));
-  return [localDate(timezone, new Date(Date.parse(`${date}T12:00:00Z`) - 86_400_000)), date];
+/**
+ * The local dates `start` and the day before it can be on, in any time zone (UTC−12 to UTC+14):
+ * the special days that decide whether it is offered are among them.
+ */
+function datesAround(start: number): string[] {
+  const hour = 3600_000;
+  const dates: string[] = [];
+  for (let at = start - 36 * hour; at < start + 14 * hour + 24 * hour; at += 24 * hour) {
+    const date = localDate('UTC', new Date(Math.min(at, start + 14 * hour)));
+    if (!dates.includes(date)) dates.push(date);
+  }
+  return dates;
 }
-
 /** Distinct table ids (400 on table_ids otherwise). */
 function checkDistinct(tableIds: readonly string[]): void {
   if (new Set(tableIds).size !== tableIds.length)
@@ -206,7 +214,7 @@ export async function createReservation(
   const start = new Date(input.starts_at).getTime();
   const now = ctx.clock.now();
   await lockReservations(ctx);
-  const floor = await loadFloor(ctx, (timezone) => datesAround(timezone, start));
+  const floor = await loadFloor(ctx, datesAround(start));
   checkOffered(floor, start, now.getTime());
   const minutes = input.duration_minutes ?? defaultDuration(floor.durations, input.party_size);
   const tableIds = await placeFor(
@@ -299,7 +307,7 @@ export async function updateReservation(ctx: Ctx, id: string, patch: Reservation
         { param: booking[0] as string },
       );
     const start = next.starts_at.getTime();
-    const floor = await loadFloor(ctx, (timezone) => datesAround(timezone, start));
+    const floor = await loadFloor(ctx, datesAround(start));
     if (start !== row.starts_at.getTime()) checkOffered(floor, start, now.getTime());
     next.table_ids = await placeFor(
       ctx,

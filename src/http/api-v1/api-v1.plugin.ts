@@ -58,6 +58,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
     if (held && !held.settled && typeof payload === 'string') {
       try {
         await settleHeldKey(db, clock, held, reply.statusCode, payload);
+        held.settled = true;
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
         keysToFree.later(held.request, held.lockId);
@@ -135,6 +136,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
           if (heldKey) await settleHeldKey(trx, clock, heldKey, reply.statusCode, serialized);
           return serialized;
         });
+        if (heldKey) heldKey.settled = true;
         return reply.type('application/json; charset=utf-8').send(body);
       },
     });

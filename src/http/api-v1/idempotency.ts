@@ -80,7 +80,12 @@ function withRequestId(body: string, requestId: string): string {
   return JSON.stringify(parsed);
 }
 
-/** Records the answer of a request that holds a key (inside its transaction for a success). */
+/**
+ * Records the answer of a request that holds a key (inside its transaction for a success). The
+ * caller marks the key settled once that is committed: an answer recorded in a transaction that
+ * then fails (a lost connection at COMMIT, a collision) is not, and the key is settled on the way
+ * out instead (freed for a 5xx or 409 conflict), not held until the 2-minute takeover.
+ */
 export async function settleHeldKey(
   db: Db,
   clock: Clock,
@@ -91,7 +96,6 @@ export async function settleHeldKey(
   let errorCode: string | null = null;
   if (statusCode >= 400) errorCode = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null;
   await settleKey(db, held.request, held.lockId, { statusCode, body, errorCode }, clock.now());
-  held.settled = true;
 }
 
 /*

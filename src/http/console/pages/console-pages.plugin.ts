@@ -7,7 +7,7 @@ import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { consoleSessions, storefrontPreviewSessions } from '../../shared/sessions.ts';
 import { accountPages } from '../../web/account-pages.ts';
-import { renderPage, sendPage } from '../../web/page.ts';
+import { messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
 import { appWebhookPages } from './app-webhook-pages.ts';
 import { appsPages } from './apps-pages.ts';
@@ -72,6 +72,13 @@ export async function consolePagesPlugin(app: FastifyInstance, options: SignedIn
     });
     return reply.redirect(to, 303);
   };
+  /** Another developer's test restaurant (or none at all): 404, as if it did not exist. */
+  const testRestaurantNotFound = (reply: FastifyReply, view: PageView) =>
+    sendPage(
+      reply,
+      404,
+      messagePage(view, { title: view.t('errors.notFoundTitle'), message: view.t('errors.notFound') }),
+    );
   const testRestaurantOf = async (ctx: Ctx, accountId: string, request: FastifyRequest) => {
     const { id } = request.params as { id: string };
     return (await testRestaurantsOf(ctx, accountId)).find((restaurant) => restaurant.id === id) ?? null;
@@ -79,18 +86,19 @@ export async function consolePagesPlugin(app: FastifyInstance, options: SignedIn
 
   app.get(
     '/console/test-restaurants/:id/storefront',
-    signedInPage(async (request, reply, { ctx, accountId }) => {
+    signedInPage(async (request, reply, { ctx, accountId, view }) => {
       const restaurant = await testRestaurantOf(ctx, accountId, request);
-      return restaurant ? preview(request, reply, `/s/${restaurant.slug}`) : reply.redirect('/console', 303);
+      if (!restaurant) return testRestaurantNotFound(reply, view());
+      return preview(request, reply, `/s/${restaurant.slug}`);
     }),
   );
 
   app.post(
     '/console/test-restaurants/:id/test-orders',
     { preHandler: app.csrfProtection },
-    signedInPage(async (request, reply, { ctx, accountId }) => {
+    signedInPage(async (request, reply, { ctx, accountId, view }) => {
       const restaurant = await testRestaurantOf(ctx, accountId, request);
-      if (!restaurant) return reply.redirect('/console', 303);
+      if (!restaurant) return testRestaurantNotFound(reply, view());
       try {
         const placed = await writeTransaction(ctx.db, (trx) =>
           placeTestOrder({ ...ctx, db: trx, tenantId: restaurant.id }),

@@ -8,6 +8,8 @@ import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pa
 import { appsPages } from './apps-pages.ts';
 import { menuPages } from './menu-pages.ts';
 import { ordersPages } from './orders-page.ts';
+import { reportsPages } from './reports-pages.ts';
+import { reservationsPages } from './reservations-pages.ts';
 import { dashboardNavigation, restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
 import { storePages } from './store-pages.ts';
 import { type TablesPagesConfig, tablesPages } from './tables-pages.ts';
@@ -60,7 +62,9 @@ export async function dashboardPagesPlugin(
   ordersPages(app, signedInPage);
   storePages(app, signedInPage);
   tablesPages(app, signedInPage, options.config);
+  reservationsPages(app, signedInPage);
   appsPages(app, signedInPage);
+  reportsPages(app, signedInPage);
   webhooksPages(app, signedInPage, options);
   accountPages(app, signedInPage, {
     path: '/dashboard/account',

@@ -26,7 +26,14 @@ import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { formatMoney } from '../../web/money.ts';
-import { type FormError, type PageView, pageHeaders, renderPage, sendPage } from '../../web/page.ts';
+import {
+  type FormError,
+  messagePage,
+  type PageView,
+  pageHeaders,
+  renderPage,
+  sendPage,
+} from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import { FormReader, type FormValues, sentValues } from './menu-forms.ts';
 import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
@@ -98,6 +105,15 @@ const moves: Record<'accept' | 'advance' | 'cancel' | 'reject', Move> = {
   cancel: { read: reasonOf, schema: ReasonInputSchema, run: cancelOrder, done: 'cancelled' },
   reject: { read: reasonOf, schema: ReasonInputSchema, run: rejectOrder, done: 'rejected' },
 };
+
+/** The answer for an order the restaurant does not have: 404. */
+function orderNotFound(reply: FastifyReply, view: PageView): FastifyReply {
+  return sendPage(
+    reply,
+    404,
+    messagePage(view, { title: view.t('errors.notFoundTitle'), message: view.t('errors.notFound') }),
+  );
+}
 
 /**
  * The board's columns: the statuses the restaurant uses, then completed and cancelled, and a
@@ -269,7 +285,9 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
           await write(page, (ctx) => move.run(ctx, orderId, checkedInput(move.schema, input) as never));
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
-          if (['invalid_transition', 'stage_not_used', 'not_found'].includes(error.code))
+          // No such order here (another restaurant's included): the 404 page, as everywhere else.
+          if (error.code === 'not_found') return orderNotFound(reply, page.view);
+          if (['invalid_transition', 'stage_not_used'].includes(error.code))
             return reply.redirect(`${page.home}?problem=changed#order-${orderId}`, 303);
           if (error.code !== 'invalid_request') throw error;
           return refused(

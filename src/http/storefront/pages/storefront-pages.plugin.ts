@@ -17,6 +17,7 @@ import {
   recordPaymentOutcome,
   startPayment,
 } from '../../../domain/payments/payments.service.ts';
+import { takesGuestBookings } from '../../../domain/reservations/guest-booking.ts';
 import type { Clock, Ctx } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import type { Limiters } from '../../../domain/shared/limits.ts';
@@ -37,6 +38,7 @@ import {
   sendPage,
 } from '../../web/page.ts';
 import { storefrontVisitors } from '../storefront-visitors.ts';
+import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
 import { checkoutError, checkoutInput, checkoutValues } from './checkout-form.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
@@ -52,10 +54,12 @@ export interface StorefrontPagesOptions {
 }
 
 /** What every page of one storefront has: the guest's ctx, the restaurant, its store, the view. */
-interface Storefront {
+export interface Storefront {
   ctx: Ctx;
   restaurant: { id: string; name: string; slug: string; livemode: boolean };
   store: Store;
+  /** The restaurant takes table bookings from guests (booking-pages.ts). */
+  bookable: boolean;
   /** `/s/<slug>`, or empty on the restaurant's own host (storefront-host.ts): links start with it. */
   base: string;
   /** The cart cookie's path. */
@@ -184,6 +188,7 @@ export async function storefrontPagesPlugin(
       ctx,
       restaurant,
       store,
+      bookable: await takesGuestBookings(ctx),
       base,
       cookiePath: base || '/',
       cart,
@@ -205,6 +210,7 @@ export async function storefrontPagesPlugin(
     const nav = [
       { label: page.view.t('nav.menu'), href: page.base || '/', current: template === 'menu' },
       { label: page.view.t('nav.cart', { count }), href: `${page.base}/cart`, current: template === 'cart' },
+      ...bookingNav(page, template),
     ];
     return sendPage(
       reply,
@@ -227,6 +233,8 @@ export async function storefrontPagesPlugin(
       ),
     );
   };
+
+  bookingPages(app, { db, clock, config: options.config, secure, storefrontPage, show, notFound });
 
   const saveCart = (reply: FastifyReply, page: Storefront, cart: Cart) =>
     writeCart(reply, cart, page.cookiePath, secure);

@@ -1,0 +1,107 @@
+import { sql } from 'kysely';
+import { DateTime } from 'luxon';
+import { type Ctx, tenantOf } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+import { newSecret, sha256 } from '../shared/ids.ts';
+import { features, requireFeature } from '../shared/plans.ts';
+import { localDate } from '../store/schedule.ts';
+import { type Floor, loadFloor } from './availability.ts';
+import type { Reservation, ReservationInput } from './reservation.schema.ts';
+import { queueReservationEmail } from './reservation-email.ts';
+import { createReservation, reservationOf } from './reservations.service.ts';
+
+/*
+ * Guests booking a table at the storefront (issue 15):
+ * - only restaurants whose plan includes reservations and that have a weekly schedule take them;
+ * - a guest books as the guest availability offers: tables bookable online, at least the lead time
+ *   ahead, at most the horizon's days after today (createReservation checks the time is offered
+ *   and a table is free, under the restaurant's reservation lock, so nothing is overbooked);
+ * - the booking form's guest key books once: the same key again answers the reservation it made;
+ * - the guest's e-mail (live restaurants) carries a link with a random cancel token, stored hashed.
+ */
+
+/** Whether the restaurant takes bookings from guests: its plan includes them and it has weekly hours. */
+export async function takesGuestBookings(ctx: Ctx): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('restaurants as r')
+    .innerJoin('stores as s', 's.tenant_id', 'r.id')
+    .select(['r.plan', 's.always_open', 's.opening_hours'])
+    .where('r.id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  const plans: readonly string[] = features.reservations.plans;
+  return plans.includes(row.plan) && !row.always_open && row.opening_hours.length > 0;
+}
+
+/** The last local date guests may book: today plus the horizon's days. */
+export function lastGuestDate(floor: Pick<Floor, 'timezone' | 'guestHorizonDays'>, now: Date): string {
+  return DateTime.fromISO(localDate(floor.timezone, now), { zone: 'utc' })
+    .plus({ days: floor.guestHorizonDays })
+    .toISODate() as string;
+}
+
+/** A reservation the guest made with this booking key, or null. */
+export async function guestBookingByKey(ctx: Ctx, key: string): Promise<Reservation | null> {
+  const row = await ctx.db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('guest_key_hash', '=', sha256(key))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row ? reservationOf(row) : null;
+}
+
+export interface GuestBooking {
+  /** The booking form's key: a form sent again with it books nothing more. */
+  guestKey: string;
+  /** The address of the cancel page for the reservation and its token. */
+  cancelLink(id: string, token: string): string;
+}
+
+/**
+ * Books as a guest (source `guest`, the guest e-mailed unless the restaurant is a test one); 403
+ * plan_required or 409 slot_unavailable (param starts_at) when the guest may not book this time.
+ */
+export async function bookAsGuest(
+  ctx: Ctx,
+  input: ReservationInput & { guest_email: string },
+  booking: GuestBooking,
+): Promise<Reservation> {
+  const keyHash = sha256(booking.guestKey);
+  // Two sends of one form take turns here; the second finds the first's reservation.
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`servery.guest-booking:${keyHash}`}, 0))`.execute(
+    ctx.db,
+  );
+  const before = await guestBookingByKey(ctx, booking.guestKey);
+  if (before) return before;
+  if (!(await takesGuestBookings(ctx))) {
+    const { plan } = await ctx.db
+      .selectFrom('restaurants')
+      .select('plan')
+      .where('id', '=', tenantOf(ctx))
+      .executeTakeFirstOrThrow();
+    requireFeature(plan, 'reservations');
+    throw new ApiError('slot_unavailable', 'This restaurant offers no times.', { param: 'starts_at' });
+  }
+  const now = ctx.clock.now();
+  const start = new Date(input.starts_at);
+  const floor = await loadFloor(ctx, []);
+  if (start.getTime() < now.getTime() + floor.guestLeadMinutes * 60_000)
+    throw new ApiError('slot_unavailable', 'Guests book at least the lead time ahead.', {
+      param: 'starts_at',
+    });
+  if (localDate(floor.timezone, start) > lastGuestDate(floor, now))
+    throw new ApiError('slot_unavailable', 'Guests book at most the horizon ahead.', { param: 'starts_at' });
+  // The mail is queued below, once the cancel token exists.
+  const created = await createReservation(ctx, { ...input, notify_guest: false }, 'guest');
+  const token = newSecret('rct_');
+  const row = await ctx.db
+    .updateTable('reservations')
+    .set({ cancel_token_hash: sha256(token), guest_key_hash: keyHash })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('id', '=', created.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (floor.livemode) await queueReservationEmail(ctx, floor, row, booking.cancelLink(row.id, token));
+  return reservationOf(row);
+}
