@@ -87,7 +87,7 @@ test('a developer sets the app’s webhook, reads its log, sends a test event an
   await page.getByRole('heading', { name: 'Delivery log', level: 1 }).waitFor();
   const row = page.getByRole('row').filter({ hasText: 'order.created' });
   assert.ok(await row.getByText('Delivered').isVisible());
-  assert.ok(await row.getByRole('cell', { name: '200' }).isVisible());
+  assert.ok(await row.getByRole('cell', { name: '200', exact: true }).isVisible());
   assert.match((await row.getByRole('cell').first().textContent()) ?? '', /UTC$/);
 
   await page.getByLabel('Event type').selectOption('ping');
