@@ -167,8 +167,15 @@ test('an owner reads the sales and products reports, with charts, and downloads 
   await page.close();
 });
 
-/** The chart as Chart.js holds it, and whether its canvas has pixels painted. */
-function chartState(page: import('playwright-core').Page) {
+/**
+ * The chart as Chart.js holds it, and whether its canvas has pixels painted, once the page's
+ * scripts have drawn it (the tables above it are there before).
+ */
+async function chartState(page: import('playwright-core').Page) {
+  await page.waitForFunction(() => {
+    const chart = (window as unknown as { Chart?: { getChart(c: unknown): unknown } }).Chart;
+    return chart?.getChart(document.getElementById('report-chart')) !== undefined;
+  });
   return page.evaluate(() => {
     const canvas = document.getElementById('report-chart') as HTMLCanvasElement;
     type Drawn = { data: { labels: string[]; datasets: { label: string }[] } };
