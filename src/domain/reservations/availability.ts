@@ -276,6 +276,16 @@ export interface Availability {
   slots: Slot[];
 }
 
+/**
+ * The last local date guests may book: the horizon counts whole local days, so with 60 guests book
+ * up to the day 60 days after today.
+ */
+export function lastGuestDate(floor: Pick<Floor, 'timezone' | 'guestHorizonDays'>, now: Date): string {
+  return DateTime.fromISO(localDate(floor.timezone, now), { zone: 'utc' })
+    .plus({ days: floor.guestHorizonDays })
+    .toISODate() as string;
+}
+
 /** A date's times at a restaurant, and whether a party finds a place at each, as of `version`. */
 interface DayPlan extends Versioned {
   floor: Floor;
@@ -318,11 +328,7 @@ export async function availability(
     plan.places.set(key, places);
   }
   const earliest = input.guest ? now + floor.guestLeadMinutes * 60_000 : now;
-  // The horizon counts whole local days: with 60, guests book up to the day 60 days after today.
-  const lastGuestDate = DateTime.fromISO(localDate(floor.timezone, new Date(now)), { zone: 'utc' })
-    .plus({ days: floor.guestHorizonDays })
-    .toISODate() as string;
-  const withinHorizon = !input.guest || input.date <= lastGuestDate;
+  const withinHorizon = !input.guest || input.date <= lastGuestDate(floor, new Date(now));
   return {
     object: 'availability',
     date: input.date,

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
-import { DateTime } from 'luxon';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { newSecret, sha256 } from '../shared/ids.ts';
 import { features, requireFeature } from '../shared/plans.ts';
+import type { Plan } from '../shared/scopes.ts';
 import { localDate } from '../store/schedule.ts';
-import { type Floor, loadFloor } from './availability.ts';
+import type { Store } from '../store/store.schema.ts';
+import { lastGuestDate, loadFloor } from './availability.ts';
 import type { Reservation, ReservationInput } from './reservation.schema.ts';
 import { queueReservationEmail } from './reservation-email.ts';
 import { createReservation, reservationOf } from './reservations.service.ts';
@@ -20,23 +21,10 @@ import { createReservation, reservationOf } from './reservations.service.ts';
  * - the guest's e-mail (live restaurants) carries a link with a random cancel token, stored hashed.
  */
 
-/** Whether the restaurant takes bookings from guests: its plan includes them and it has weekly hours. */
-export async function takesGuestBookings(ctx: Ctx): Promise<boolean> {
-  const row = await ctx.db
-    .selectFrom('restaurants as r')
-    .innerJoin('stores as s', 's.tenant_id', 'r.id')
-    .select(['r.plan', 's.always_open', 's.opening_hours'])
-    .where('r.id', '=', tenantOf(ctx))
-    .executeTakeFirstOrThrow();
-  const plans: readonly string[] = features.reservations.plans;
-  return plans.includes(row.plan) && !row.always_open && row.opening_hours.length > 0;
-}
-
-/** The last local date guests may book: today plus the horizon's days. */
-export function lastGuestDate(floor: Pick<Floor, 'timezone' | 'guestHorizonDays'>, now: Date): string {
-  return DateTime.fromISO(localDate(floor.timezone, now), { zone: 'utc' })
-    .plus({ days: floor.guestHorizonDays })
-    .toISODate() as string;
+/** Whether a restaurant takes bookings from guests: its plan includes them and it has weekly hours. */
+export function takesGuestBookings(plan: Plan, store: Pick<Store, 'always_open' | 'opening_hours'>): boolean {
+  const plans: readonly Plan[] = features.reservations.plans;
+  return plans.includes(plan) && !store.always_open && store.opening_hours.length > 0;
 }
 
 /** A reservation the guest made with this booking key, or null. */
@@ -74,13 +62,14 @@ export async function bookAsGuest(
   );
   const before = await guestBookingByKey(ctx, booking.guestKey);
   if (before) return before;
-  if (!(await takesGuestBookings(ctx))) {
-    const { plan } = await ctx.db
-      .selectFrom('restaurants')
-      .select('plan')
-      .where('id', '=', tenantOf(ctx))
-      .executeTakeFirstOrThrow();
-    requireFeature(plan, 'reservations');
+  const restaurant = await ctx.db
+    .selectFrom('restaurants as r')
+    .innerJoin('stores as s', 's.tenant_id', 'r.id')
+    .select(['r.plan', 's.always_open', 's.opening_hours'])
+    .where('r.id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  if (!takesGuestBookings(restaurant.plan, restaurant)) {
+    requireFeature(restaurant.plan, 'reservations');
     throw new ApiError('slot_unavailable', 'This restaurant offers no times.', { param: 'starts_at' });
   }
   const now = ctx.clock.now();

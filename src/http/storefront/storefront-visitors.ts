@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { type Clock, systemCtx } from '../../domain/shared/context.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
+import type { Plan } from '../../domain/shared/scopes.ts';
 import { Sessions, storefrontPreviewSessions } from '../shared/sessions.ts';
 
 export interface StorefrontRestaurant {
@@ -10,6 +11,7 @@ export interface StorefrontRestaurant {
   slug: string;
   livemode: boolean;
   language: string;
+  plan: Plan;
 }
 
 /*
@@ -25,7 +27,7 @@ export function storefrontVisitors(db: Db, clock: Clock, limiters: Limiters, sec
   ): Promise<StorefrontRestaurant | null> {
     const restaurant = await db
       .selectFrom('restaurants')
-      .select(['id', 'name', 'slug', 'livemode', 'language'])
+      .select(['id', 'name', 'slug', 'livemode', 'language', 'plan'])
       .where('slug', '=', slug)
       .executeTakeFirst();
     if (!restaurant || restaurant.livemode) return restaurant ?? null;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db/client.ts';
-import { availability, loadFloor } from '../../../domain/reservations/availability.ts';
-import { bookAsGuest, guestBookingByKey, lastGuestDate } from '../../../domain/reservations/guest-booking.ts';
+import { availability, lastGuestDate, loadFloor } from '../../../domain/reservations/availability.ts';
+import { bookAsGuest, guestBookingByKey } from '../../../domain/reservations/guest-booking.ts';
 import { cancelByGuest, reservationByCancelToken } from '../../../domain/reservations/guest-cancel.ts';
 import type { Clock } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';

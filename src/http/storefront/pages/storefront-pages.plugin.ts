@@ -188,7 +188,7 @@ export async function storefrontPagesPlugin(
       ctx,
       restaurant,
       store,
-      bookable: await takesGuestBookings(ctx),
+      bookable: takesGuestBookings(restaurant.plan, store),
       base,
       cookiePath: base || '/',
       cart,
