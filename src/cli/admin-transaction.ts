@@ -65,7 +65,7 @@ async function openThroughSocket(dataDir: string, inUse: DataDirInUseError): Pro
   }
 }
 
-async function pendingMigrations(database: Database): Promise<string[]> {
+export async function pendingMigrations(database: Database): Promise<string[]> {
   const table = await sql<{
     name: string | null;
   }>`SELECT to_regclass('schema_migrations')::text AS name`.execute(database.db);

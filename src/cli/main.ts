@@ -5,6 +5,7 @@ import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } fr
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { clockCommand } from './clock.commands.ts';
 import { demoGuestsCommand } from './demo.commands.ts';
+import { distributeCommand } from './distribute.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
 import { areaCommand, tableCommand } from './table.commands.ts';
@@ -20,6 +21,9 @@ const usage = `Usage: servery <command> [options]
 Service
   serve [--role api|worker|all]     run the service (default role: all)
   migrate                           apply the pending database migrations and exit
+  distribute [--check | --print]    place the tables on a Citus cluster by restaurant
+                                    (docs/scale-out.md); --check only says whether Citus
+                                    would accept the schema, --print only prints the SQL
 
 Accounts (a password is generated and printed once when --password is omitted)
   owner create --email <e> [--name <n>] [--password <p>]
@@ -96,6 +100,7 @@ type Command = (args: string[]) => Promise<void>;
 const commands: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   migrate: migrateCommand,
+  distribute: distributeCommand,
   'owner create': createOwnerCommand,
   'developer create': createDeveloperCommand,
   'second-factor off': secondFactorOffCommand,

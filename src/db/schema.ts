@@ -225,6 +225,7 @@ export interface WebhookDeliveriesTable {
 }
 
 export interface WebhookDeliveryAttemptsTable {
+  tenant_id: string;
   delivery_id: string;
   attempt: number;
   started_at: Date;

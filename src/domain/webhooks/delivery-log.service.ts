@@ -47,6 +47,7 @@ async function deliveriesOf(
     )
     .select([
       'd.id',
+      'd.tenant_id',
       sql<string>`d.position::text`.as('position'),
       'd.audience_id',
       'd.event_type',
@@ -67,6 +68,7 @@ async function deliveriesOf(
   const attempts = await ctx.db
     .selectFrom('webhook_delivery_attempts')
     .select(['delivery_id', 'attempt', 'started_at', 'status_code', 'duration_ms', 'error'])
+    .where('tenant_id', '=', sql<string>`any(${[...new Set(rows.map((row) => row.tenant_id))]}::uuid[])`)
     .where('delivery_id', '=', sql<string>`any(${rows.map((row) => row.id)}::uuid[])`)
     .orderBy('attempt')
     .execute();

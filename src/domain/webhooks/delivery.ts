@@ -11,6 +11,7 @@ export const maxDeliveryAttempts = 8;
 /** A delivery taken for one send, with everything the send needs. */
 export interface ClaimedDelivery {
   id: string;
+  tenant_id: string;
   webhook_id: string;
   position: string;
   audience_id: string;
@@ -27,7 +28,7 @@ export interface ClaimedDelivery {
 
 /** The columns a claim returns: the delivery, its frozen envelope, the address and the secrets. */
 function claimedColumns(now: Date): RawBuilder<unknown> {
-  return sql`d.id, d.webhook_id, d.position::text AS position, d.audience_id, d.event_type, d.livemode,
+  return sql`d.id, d.tenant_id, d.webhook_id, d.position::text AS position, d.audience_id, d.event_type, d.livemode,
     d.attempts, d.sends, w.url, e.body,
     (SELECT array_agg(s.secret ORDER BY s.created_at DESC, s.id DESC) FROM webhook_secrets s
       WHERE s.webhook_id = d.webhook_id AND (s.expires_at IS NULL OR s.expires_at > ${now})) AS secrets`;
@@ -123,6 +124,7 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
       .insertInto('webhook_delivery_attempts')
       .values(
         outcomes.map((o) => ({
+          tenant_id: o.delivery.tenant_id,
           delivery_id: o.delivery.id,
           attempt: o.delivery.sends,
           started_at: o.startedAt,

@@ -1,0 +1,70 @@
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import type { Database } from '../db/client.ts';
+import { distributionBlockers, distributionStatements } from '../db/distribution.ts';
+import { InputError } from '../domain/shared/errors.ts';
+import { openConfiguredDatabase, pendingMigrations } from './admin-transaction.ts';
+import { parseCommandLine, printResult } from './command-line.ts';
+
+/**
+ * `servery distribute [--check | --print]`: places every table on a Citus cluster by restaurant
+ * (docs/scale-out.md), once it has checked that Citus would accept the schema as it is. `--check`
+ * only checks and `--print` only prints the statements, both on any database.
+ */
+export async function distributeCommand(args: string[]): Promise<void> {
+  const { values } = parseCommandLine('distribute', () =>
+    parseArgs({
+      args,
+      options: {
+        check: { type: 'boolean', default: false },
+        print: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }),
+  );
+  if (values.check && values.print) throw new InputError('distribute: --check or --print, not both');
+  const database = await openConfiguredDatabase();
+  try {
+    const pending = await pendingMigrations(database);
+    if (pending.length > 0)
+      throw new InputError(
+        `distribute: the database lacks the migrations ${pending.join(', ')}: run "servery migrate" first`,
+      );
+    if (values.print) {
+      const statements = await distributionStatements(database.db, await databaseName(database));
+      printResult(values.json, { statements }, `${statements.join(';\n')};`);
+      return;
+    }
+    const blockers = await distributionBlockers(database.db);
+    if (blockers.length > 0)
+      throw new InputError(
+        `distribute: Citus would refuse the schema as it is (docs/scale-out.md):\n${blockers.map((line) => `  ${line}`).join('\n')}`,
+      );
+    if (values.check) {
+      printResult(values.json, { blockers }, 'Citus would accept the schema as it is');
+      return;
+    }
+    if (!(await hasCitus(database)))
+      throw new InputError('distribute: this database has no Citus extension to distribute the tables with');
+    const statements = await distributionStatements(database.db, await databaseName(database));
+    await database.db.connection().execute(async (session) => {
+      for (const statement of statements) await sql.raw(statement).execute(session);
+    });
+    printResult(values.json, { statements }, `${statements.join(';\n')};`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function databaseName(database: Database): Promise<string> {
+  const result = await sql<{ name: string }>`SELECT current_database() AS name`.execute(database.db);
+  return result.rows[0]?.name ?? '';
+}
+
+async function hasCitus(database: Database): Promise<boolean> {
+  if (database.kind !== 'postgres') return false;
+  const result = await sql<{ name: string }>`
+    SELECT name FROM pg_available_extensions WHERE name = 'citus'`.execute(database.db);
+  return result.rows.length > 0;
+}

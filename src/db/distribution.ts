@@ -1,0 +1,195 @@
+import { sql } from 'kysely';
+import type { Db } from './client.ts';
+
+/*
+ * How each table sits on a Citus cluster (docs/scale-out.md): distributed by restaurant, copied to
+ * every node, or kept on the coordinator. Every table of the schema is in exactly one list, so a
+ * new table has to be placed here before the check passes.
+ */
+
+/** The restaurant itself, distributed by its id: the group every restaurant table is colocated with. */
+const restaurants = 'restaurants';
+
+/** The restaurant's own tables, distributed by `tenant_id` and colocated with `restaurants`. */
+const byRestaurant = [
+  'stores',
+  'store_areas',
+  'store_tables',
+  'store_closures',
+  'reservation_settings',
+  'reservation_combinations',
+  'reservations',
+  'floor_versions',
+  'menu_categories',
+  'menu_products',
+  'menu_option_groups',
+  'menu_options',
+  'menu_product_option_groups',
+  'menu_images',
+  'orders',
+  'order_acknowledgements',
+  'order_payments',
+  'events',
+  'event_envelopes',
+  'connections',
+  'authorization_codes',
+  'refresh_tokens',
+  'access_tokens',
+  'idempotency_keys',
+  'restaurant_members',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+];
+
+/** Small, shared by every restaurant, seldom written: a copy on every node. */
+const reference = ['accounts', 'apps', 'app_secrets', 'webhooks', 'webhook_secrets'];
+
+/** Queues and singletons, kept on the coordinator. */
+const coordinator = [
+  'jobs',
+  'webhook_fanout',
+  'sandbox_clock',
+  'schema_migrations',
+  'sessions',
+  'rate_limits',
+];
+
+type Placement = 'distributed' | 'reference' | 'coordinator';
+
+const placements = new Map<string, Placement>([
+  [restaurants, 'distributed'],
+  ...byRestaurant.map((table) => [table, 'distributed'] as const),
+  ...reference.map((table) => [table, 'reference'] as const),
+  ...coordinator.map((table) => [table, 'coordinator'] as const),
+]);
+
+/** The column a distributed table is split by. */
+const distributionColumn = (table: string) => (table === restaurants ? 'id' : 'tenant_id');
+
+interface UniqueIndex {
+  table: string;
+  name: string;
+  primary: boolean;
+  columns: string[];
+}
+
+interface ForeignKey {
+  table: string;
+  name: string;
+  columns: string[];
+  references: string;
+  referenced: string[];
+}
+
+interface Catalog {
+  tables: string[];
+  uniques: UniqueIndex[];
+  foreignKeys: ForeignKey[];
+}
+
+async function readCatalog(db: Db): Promise<Catalog> {
+  const tables = await sql<{ name: string }>`
+    SELECT relname::text AS name FROM pg_class
+    WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') ORDER BY relname`.execute(db);
+  const uniques = await sql<UniqueIndex>`
+    SELECT c.relname::text AS table, i.indexrelid::regclass::text AS name, i.indisprimary AS primary,
+      array(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum ORDER BY k.n) AS columns
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+    WHERE c.relnamespace = 'public'::regnamespace AND i.indisunique
+    ORDER BY 1, 2`.execute(db);
+  const foreignKeys = await sql<ForeignKey>`
+    SELECT k.conrelid::regclass::text AS table, k.conname::text AS name,
+      k.confrelid::regclass::text AS references,
+      array(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.attnum ORDER BY u.n) AS columns,
+      array(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.attnum ORDER BY u.n) AS referenced
+    FROM pg_constraint k
+    WHERE k.contype = 'f' AND k.connamespace = 'public'::regnamespace
+    ORDER BY 1, 2`.execute(db);
+  return { tables: tables.rows.map((row) => row.name), uniques: uniques.rows, foreignKeys: foreignKeys.rows };
+}
+
+/** What Citus would refuse in the schema as it is, one line each; none means it can be distributed. */
+function blockersIn(catalog: Catalog): string[] {
+  const blockers: string[] = [];
+  const present = new Set(catalog.tables);
+  for (const table of catalog.tables)
+    if (!placements.has(table)) blockers.push(`${table}: not placed (src/db/distribution.ts)`);
+  for (const table of placements.keys())
+    if (!present.has(table)) blockers.push(`${table}: placed but not in the schema`);
+
+  for (const index of catalog.uniques) {
+    if (placements.get(index.table) !== 'distributed') continue;
+    const column = distributionColumn(index.table);
+    if (index.primary && index.columns[0] !== column)
+      blockers.push(
+        `${index.table}: primary key (${index.columns.join(', ')}) does not start with ${column}`,
+      );
+    else if (!index.columns.includes(column))
+      blockers.push(`${index.table}: unique ${index.name} (${index.columns.join(', ')}) lacks ${column}`);
+  }
+
+  for (const key of catalog.foreignKeys) {
+    const from = placements.get(key.table);
+    const to = placements.get(key.references);
+    if (from === undefined || to === undefined) continue;
+    const allowed =
+      to === 'reference' ||
+      (from === 'coordinator' && to === 'coordinator') ||
+      (from === 'distributed' && to === 'distributed' && keepsToOneRestaurant(key));
+    if (!allowed)
+      blockers.push(
+        `${key.table}: foreign key ${key.name} (${key.columns.join(', ')}) from a ${from} table to ${key.references}, a ${to} one`,
+      );
+  }
+  return blockers;
+}
+
+/** A key between distributed tables must match the restaurant on both sides (colocated rows). */
+function keepsToOneRestaurant(key: ForeignKey): boolean {
+  const at = key.columns.indexOf(distributionColumn(key.table));
+  return at >= 0 && key.referenced[at] === distributionColumn(key.references);
+}
+
+export async function distributionBlockers(db: Db): Promise<string[]> {
+  return blockersIn(await readCatalog(db));
+}
+
+/**
+ * The statements that place every table, in an order Citus accepts: a table after the tables its
+ * foreign keys point to, reference tables first, then the restaurants and their tables, then the
+ * coordinator's. The floor version (migration 0025) is counted by triggers on distributed tables,
+ * which Citus runs only with `citus.enable_unsafe_triggers`.
+ */
+export async function distributionStatements(db: Db, database: string): Promise<string[]> {
+  const catalog = await readCatalog(db);
+  const parents = new Map<string, Set<string>>();
+  for (const key of catalog.foreignKeys)
+    if (key.references !== key.table)
+      parents.set(key.table, (parents.get(key.table) ?? new Set()).add(key.references));
+  const ordered: string[] = [];
+  const visit = (table: string) => {
+    if (ordered.includes(table)) return;
+    for (const parent of parents.get(table) ?? []) visit(parent);
+    ordered.push(table);
+  };
+  for (const table of placements.keys()) visit(table);
+  const rank: Record<Placement, number> = { reference: 0, distributed: 1, coordinator: 2 };
+  ordered.sort((a, b) => rank[placements.get(a) as Placement] - rank[placements.get(b) as Placement]);
+
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  return [
+    'CREATE EXTENSION IF NOT EXISTS citus',
+    `ALTER DATABASE "${database.replaceAll('"', '""')}" SET citus.enable_unsafe_triggers = on`,
+    'SET citus.enable_unsafe_triggers = on',
+    ...ordered.map((table) => {
+      const placement = placements.get(table);
+      if (placement === 'reference') return `SELECT create_reference_table(${literal(table)})`;
+      if (placement === 'coordinator') return `SELECT citus_add_local_table_to_metadata(${literal(table)})`;
+      if (table === restaurants) return `SELECT create_distributed_table(${literal(table)}, 'id')`;
+      return `SELECT create_distributed_table(${literal(table)}, 'tenant_id', colocate_with => ${literal(restaurants)})`;
+    }),
+  ];
+}
