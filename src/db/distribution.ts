@@ -170,8 +170,10 @@ export async function distributionStatements(db: Db, database: string): Promise<
     if (key.references !== key.table)
       parents.set(key.table, (parents.get(key.table) ?? new Set()).add(key.references));
   const ordered: string[] = [];
+  const seen = new Set<string>();
   const visit = (table: string) => {
-    if (ordered.includes(table)) return;
+    if (seen.has(table) || !placements.has(table)) return;
+    seen.add(table);
     for (const parent of parents.get(table) ?? []) visit(parent);
     ordered.push(table);
   };
