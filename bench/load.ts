@@ -28,10 +28,14 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** Responses per minute of the run, in order (the last minute may be partial); autocannon runs only. */
+  perMinute?: number[];
 }
 
 async function run(job: LoadJob): Promise<LoadResult> {
   const latencies: number[] = [];
+  const perMinute: number[] = [];
+  const start = Date.now();
   const instance = autocannon({
     url: job.url,
     headers: job.headers,
@@ -44,12 +48,15 @@ async function run(job: LoadJob): Promise<LoadResult> {
   });
   instance.on('response', (_client, _status, _bytes, ms) => {
     latencies.push(ms);
+    const minute = Math.floor((Date.now() - start) / 60_000);
+    perMinute[minute] = (perMinute[minute] ?? 0) + 1;
   });
   const result = await instance;
   return {
     requests: latencies.length,
     seconds: result.duration,
     latencies: Float64Array.from(latencies),
+    perMinute: Array.from(perMinute, (count) => count ?? 0),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -254,6 +254,20 @@ export async function benchMix(
     const first = average(samples.slice(0, minute));
     const last = average(samples.slice(-minute));
     if (last > first * 1.5) failures.push(`mix: the heap grew from ${mb(first)} MB to ${mb(last)} MB`);
+    // Where PostgreSQL spent its reads: a table scanned whole or an index walked further and
+    // further as the run adds orders and events shows here.
+    const tables = await sql<{
+      name: string;
+      seq_scan: string;
+      seq_tup_read: string;
+      idx_tup_fetch: string;
+      n_dead_tup: string;
+    }>`
+      SELECT relname AS name, seq_scan, seq_tup_read, idx_tup_fetch, n_dead_tup FROM pg_stat_user_tables
+      ORDER BY seq_tup_read + coalesce(idx_tup_fetch, 0) DESC LIMIT 8`.execute(db);
+    const indexes = await sql<{ name: string; idx_scan: string; idx_tup_read: string }>`
+      SELECT indexrelname AS name, idx_scan, idx_tup_read FROM pg_stat_user_indexes
+      ORDER BY idx_tup_read DESC LIMIT 8`.execute(db);
     return {
       lines: [
         `The mix on postgres for ${options.duration} s: guests ordering, apps polling orders and events, a menu sync, webhook deliveries by one worker process; a bare route in the same mix`,
@@ -276,6 +290,23 @@ export async function benchMix(
         `ratio orders list/bare (req/s per connection, same mix): ${(perConnection(1) / perConnection(4)).toFixed(3)}`,
         `webhooks: ${testOrdersPlaced} test orders placed (${(testOrdersPlaced / options.duration).toFixed(1)}/s), ${expected} order events, ${expected - missing} delivered, ${twice} more than once`,
         `heap of the API process (${samples.length} samples every 5 s): first ${minute} ${mb(first)} MB, last ${minute} ${mb(last)} MB, max ${mb(Math.max(...samples))} MB`,
+        '',
+        'req/s by minute:',
+        ...rows.map(
+          ({ label, r }) => `  ${label}: ${(r.perMinute ?? []).map((count) => (count / 60).toFixed(0)).join(' ')}`,
+        ),
+        '',
+        alignColumns(
+          ['table', 'seq scans', 'rows seq-read', 'rows index-fetched', 'dead rows'],
+          tables.rows.map((t) => [t.name, t.seq_scan, t.seq_tup_read, t.idx_tup_fetch ?? '', t.n_dead_tup]),
+          1,
+        ),
+        '',
+        alignColumns(
+          ['index', 'scans', 'entries read'],
+          indexes.rows.map((i) => [i.name, i.idx_scan, i.idx_tup_read]),
+          1,
+        ),
         '',
       ],
       failures,
