@@ -15,12 +15,7 @@ import { readSandboxClock } from '../domain/shared/sandbox-clock.ts';
 export async function inAdminTransaction<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
   const database = await openConfiguredDatabase();
   try {
-    const pending = await pendingMigrations(database);
-    if (pending.length > 0) {
-      throw new InputError(
-        `the database lacks the migrations ${pending.join(', ')}: run "servery migrate" first`,
-      );
-    }
+    await requireMigrated(database);
     // With SANDBOX_CLOCK the command's times follow the sandbox clock too (a rotated secret's expiry).
     const clock = loadConfig().sandboxClock ? await readSandboxClock(database.db) : systemClock;
     return await database.db.transaction().execute((trx) => work(systemCtx(trx, clock)));
@@ -65,7 +60,16 @@ async function openThroughSocket(dataDir: string, inUse: DataDirInUseError): Pro
   }
 }
 
-export async function pendingMigrations(database: Database): Promise<string[]> {
+/** Refuses a database with pending migrations: the admin commands do not migrate. */
+export async function requireMigrated(database: Database): Promise<void> {
+  const pending = await pendingMigrations(database);
+  if (pending.length > 0)
+    throw new InputError(
+      `the database lacks the migrations ${pending.join(', ')}: run "servery migrate" first`,
+    );
+}
+
+async function pendingMigrations(database: Database): Promise<string[]> {
   const table = await sql<{
     name: string | null;
   }>`SELECT to_regclass('schema_migrations')::text AS name`.execute(database.db);

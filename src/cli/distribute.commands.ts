@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import type { Database } from '../db/client.ts';
-import { distributionBlockers, distributionStatements } from '../db/distribution.ts';
+import { distributionBlockers, distributionStatements, readSchema } from '../db/distribution.ts';
 import { InputError } from '../domain/shared/errors.ts';
-import { openConfiguredDatabase, pendingMigrations } from './admin-transaction.ts';
+import { openConfiguredDatabase, requireMigrated } from './admin-transaction.ts';
 import { parseCommandLine, printResult } from './command-line.ts';
 
 /**
@@ -26,17 +26,14 @@ export async function distributeCommand(args: string[]): Promise<void> {
   if (values.check && values.print) throw new InputError('distribute: --check or --print, not both');
   const database = await openConfiguredDatabase();
   try {
-    const pending = await pendingMigrations(database);
-    if (pending.length > 0)
-      throw new InputError(
-        `distribute: the database lacks the migrations ${pending.join(', ')}: run "servery migrate" first`,
-      );
+    await requireMigrated(database);
+    const schema = await readSchema(database.db);
     if (values.print) {
-      const statements = await distributionStatements(database.db, await databaseName(database));
+      const statements = distributionStatements(schema, await databaseName(database));
       printResult(values.json, { statements }, `${statements.join(';\n')};`);
       return;
     }
-    const blockers = await distributionBlockers(database.db);
+    const blockers = distributionBlockers(schema);
     if (blockers.length > 0)
       throw new InputError(
         `distribute: Citus would refuse the schema as it is (docs/scale-out.md):\n${blockers.map((line) => `  ${line}`).join('\n')}`,
@@ -47,7 +44,7 @@ export async function distributeCommand(args: string[]): Promise<void> {
     }
     if (!(await hasCitus(database)))
       throw new InputError('distribute: this database has no Citus extension to distribute the tables with');
-    const statements = await distributionStatements(database.db, await databaseName(database));
+    const statements = distributionStatements(schema, await databaseName(database));
     // One transaction: a statement Citus refuses leaves nothing placed.
     await database.db.transaction().execute(async (trx) => {
       for (const statement of statements) await sql.raw(statement).execute(trx);

@@ -81,13 +81,14 @@ interface ForeignKey {
   referenced: string[];
 }
 
-interface Catalog {
+/** The schema as Citus judges it: tables, unique indexes, foreign keys. */
+export interface Catalog {
   tables: string[];
   uniques: UniqueIndex[];
   foreignKeys: ForeignKey[];
 }
 
-async function readCatalog(db: Db): Promise<Catalog> {
+export async function readSchema(db: Db): Promise<Catalog> {
   const tables = await sql<{ name: string }>`
     SELECT relname::text AS name FROM pg_class
     WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') ORDER BY relname`.execute(db);
@@ -112,7 +113,7 @@ async function readCatalog(db: Db): Promise<Catalog> {
 }
 
 /** What Citus would refuse in the schema as it is, one line each; none means it can be distributed. */
-function blockersIn(catalog: Catalog): string[] {
+export function distributionBlockers(catalog: Catalog): string[] {
   const blockers: string[] = [];
   const present = new Set(catalog.tables);
   for (const table of catalog.tables)
@@ -153,18 +154,13 @@ function keepsToOneRestaurant(key: ForeignKey): boolean {
   return at >= 0 && key.referenced[at] === distributionColumn(key.references);
 }
 
-export async function distributionBlockers(db: Db): Promise<string[]> {
-  return blockersIn(await readCatalog(db));
-}
-
 /**
  * The statements that place every table, in an order Citus accepts: a table after the tables its
  * foreign keys point to, reference tables first, then the restaurants and their tables, then the
  * coordinator's. The floor version (migration 0025) is counted by triggers on distributed tables,
  * which Citus runs only with `citus.enable_unsafe_triggers`.
  */
-export async function distributionStatements(db: Db, database: string): Promise<string[]> {
-  const catalog = await readCatalog(db);
+export function distributionStatements(catalog: Catalog, database: string): string[] {
   const parents = new Map<string, Set<string>>();
   for (const key of catalog.foreignKeys)
     if (key.references !== key.table)
