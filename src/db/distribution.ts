@@ -7,10 +7,7 @@ import type { Db } from './client.ts';
  * new table has to be placed here before the check passes.
  */
 
-/** The restaurant itself, distributed by its id: the group every restaurant table is colocated with. */
-const restaurants = 'restaurants';
-
-/** The restaurant's own tables, distributed by `tenant_id` and colocated with `restaurants`. */
+/** The restaurant's own tables, distributed by `tenant_id` and colocated with each other. */
 const byRestaurant = [
   'stores',
   'store_areas',
@@ -41,8 +38,11 @@ const byRestaurant = [
   'webhook_delivery_attempts',
 ];
 
-/** Small, shared by every restaurant, seldom written: a copy on every node. */
-const reference = ['accounts', 'apps', 'app_secrets', 'webhooks', 'webhook_secrets'];
+/**
+ * Small, shared by every restaurant, seldom written: a copy on every node. The restaurants
+ * themselves are one, so their slug stays unique across restaurants.
+ */
+const reference = ['restaurants', 'accounts', 'apps', 'app_secrets', 'webhooks', 'webhook_secrets'];
 
 /** Queues and singletons, kept on the coordinator. */
 const coordinator = [
@@ -57,14 +57,13 @@ const coordinator = [
 type Placement = 'distributed' | 'reference' | 'coordinator';
 
 const placements = new Map<string, Placement>([
-  [restaurants, 'distributed'],
   ...byRestaurant.map((table) => [table, 'distributed'] as const),
   ...reference.map((table) => [table, 'reference'] as const),
   ...coordinator.map((table) => [table, 'coordinator'] as const),
 ]);
 
-/** The column a distributed table is split by. */
-const distributionColumn = (table: string) => (table === restaurants ? 'id' : 'tenant_id');
+/** The column every distributed table is split by. */
+const distributionColumn = 'tenant_id';
 
 interface UniqueIndex {
   table: string;
@@ -123,13 +122,14 @@ export function distributionBlockers(catalog: Catalog): string[] {
 
   for (const index of catalog.uniques) {
     if (placements.get(index.table) !== 'distributed') continue;
-    const column = distributionColumn(index.table);
-    if (index.primary && index.columns[0] !== column)
+    if (index.primary && index.columns[0] !== distributionColumn)
       blockers.push(
-        `${index.table}: primary key (${index.columns.join(', ')}) does not start with ${column}`,
+        `${index.table}: primary key (${index.columns.join(', ')}) does not start with ${distributionColumn}`,
       );
-    else if (!index.columns.includes(column))
-      blockers.push(`${index.table}: unique ${index.name} (${index.columns.join(', ')}) lacks ${column}`);
+    else if (!index.columns.includes(distributionColumn))
+      blockers.push(
+        `${index.table}: unique ${index.name} (${index.columns.join(', ')}) lacks ${distributionColumn}`,
+      );
   }
 
   for (const key of catalog.foreignKeys) {
@@ -150,15 +150,15 @@ export function distributionBlockers(catalog: Catalog): string[] {
 
 /** A key between distributed tables must match the restaurant on both sides (colocated rows). */
 function keepsToOneRestaurant(key: ForeignKey): boolean {
-  const at = key.columns.indexOf(distributionColumn(key.table));
-  return at >= 0 && key.referenced[at] === distributionColumn(key.references);
+  const at = key.columns.indexOf(distributionColumn);
+  return at >= 0 && key.referenced[at] === distributionColumn;
 }
 
 /**
  * The statements that place every table, in an order Citus accepts: a table after the tables its
- * foreign keys point to, reference tables first, then the restaurants and their tables, then the
- * coordinator's. The floor version (migration 0025) is counted by triggers on distributed tables,
- * which Citus runs only with `citus.enable_unsafe_triggers`.
+ * foreign keys point to, reference tables first (the restaurants among them), then the
+ * restaurants' tables, then the coordinator's. The floor version (migration 0025) is counted by
+ * triggers on distributed tables, which Citus runs only with `citus.enable_unsafe_triggers`.
  */
 export function distributionStatements(catalog: Catalog, database: string): string[] {
   const parents = new Map<string, Set<string>>();
@@ -178,6 +178,8 @@ export function distributionStatements(catalog: Catalog, database: string): stri
   ordered.sort((a, b) => rank[placements.get(a) as Placement] - rank[placements.get(b) as Placement]);
 
   const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  // The first restaurant table placed starts the colocation group; the others join it.
+  const anchor = ordered.find((table) => placements.get(table) === 'distributed');
   return [
     'CREATE EXTENSION IF NOT EXISTS citus',
     `ALTER DATABASE "${database.replaceAll('"', '""')}" SET citus.enable_unsafe_triggers = on`,
@@ -186,8 +188,8 @@ export function distributionStatements(catalog: Catalog, database: string): stri
       const placement = placements.get(table);
       if (placement === 'reference') return `SELECT create_reference_table(${literal(table)})`;
       if (placement === 'coordinator') return `SELECT citus_add_local_table_to_metadata(${literal(table)})`;
-      if (table === restaurants) return `SELECT create_distributed_table(${literal(table)}, 'id')`;
-      return `SELECT create_distributed_table(${literal(table)}, 'tenant_id', colocate_with => ${literal(restaurants)})`;
+      const group = table === anchor ? 'none' : (anchor as string);
+      return `SELECT create_distributed_table(${literal(table)}, 'tenant_id', colocate_with => ${literal(group)})`;
     }),
   ];
 }

@@ -18,20 +18,6 @@ before(async () => {
 });
 after(() => database.close());
 
-/**
- * What still stands between the schema and Citus: lookups by a secret or a public name that tell
- * which restaurant a request is for (docs/scale-out.md, "Unique indexes without tenant_id").
- */
-const lookupsAcrossRestaurants = [
-  'access_tokens: unique access_tokens_hash (token_hash) lacks tenant_id',
-  'authorization_codes: unique authorization_codes_hash (code_hash) lacks tenant_id',
-  'order_payments: unique order_payments_provider_reference_key (provider, reference) lacks tenant_id',
-  'orders: unique orders_guest_key_hash_key (guest_key_hash) lacks tenant_id',
-  'refresh_tokens: unique refresh_tokens_hash (token_hash) lacks tenant_id',
-  'restaurants: unique restaurants_slug_key (slug) lacks id',
-  'store_tables: unique store_tables_qr_key_key (qr_key) lacks tenant_id',
-];
-
 const blockersOf = (stderr: string) =>
   stderr
     .split('\n')
@@ -39,11 +25,11 @@ const blockersOf = (stderr: string) =>
     .map((line) => line.trim())
     .sort();
 
-test('--check lists exactly what Citus would refuse: the lookups across restaurants, nothing else', async () => {
+test('--check: Citus would accept the schema as it is', async () => {
   const run = await servery('distribute', '--check');
-  assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr, /^servery: distribute: Citus would refuse the schema as it is/);
-  assert.deepEqual(blockersOf(run.stderr), lookupsAcrossRestaurants);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, 'Citus would accept the schema as it is\n');
+  assert.deepEqual(jsonOf(await servery('distribute', '--check', '--json')), { blockers: [] });
 });
 
 test('--print places every table once, each after the tables its foreign keys point to', async () => {
@@ -74,13 +60,16 @@ test('--print places every table once, each after the tables its foreign keys po
 
   assert.equal(statements[0], 'CREATE EXTENSION IF NOT EXISTS citus');
   assert.ok(statements.includes('SET citus.enable_unsafe_triggers = on'), 'the floor version triggers run');
-  assert.ok(statements.includes("SELECT create_distributed_table('restaurants', 'id')"));
-  assert.ok(
-    statements.includes(
-      "SELECT create_distributed_table('orders', 'tenant_id', colocate_with => 'restaurants')",
-    ),
-  );
   const how = new Map(placed.map((p) => [p.table, p.how]));
+  assert.equal(how.get('restaurants'), 'create_reference_table', 'the slug stays unique across restaurants');
+  const distributed = statements.filter((statement) => statement.includes('create_distributed_table'));
+  const anchor = /create_distributed_table\('([a-z_]+)', 'tenant_id', colocate_with => 'none'\)/.exec(
+    distributed[0] as string,
+  )?.[1];
+  assert.ok(anchor, 'the first restaurant table starts the colocation group');
+  for (const statement of distributed.slice(1))
+    assert.match(statement, new RegExp(`'tenant_id', colocate_with => '${anchor}'\\)$`), 'colocated');
+  assert.ok(distributed.some((statement) => statement.includes("('orders', 'tenant_id'")));
   assert.equal(how.get('apps'), 'create_reference_table');
   assert.equal(how.get('webhooks'), 'create_reference_table');
   assert.equal(how.get('jobs'), 'citus_add_local_table_to_metadata');
@@ -90,51 +79,37 @@ test('--print places every table once, each after the tables its foreign keys po
 test('a new table, a key not led by the restaurant or a foreign key Citus cannot keep is refused', async () => {
   await database.withDatabase(async (db) => {
     await sql`CREATE TABLE loyalty_points (tenant_id uuid NOT NULL, id uuid PRIMARY KEY)`.execute(db);
-    await sql`ALTER TABLE jobs ADD CONSTRAINT jobs_restaurant FOREIGN KEY (tenant_id) REFERENCES restaurants (id)`.execute(
+    await sql`ALTER TABLE jobs ADD CONSTRAINT jobs_store FOREIGN KEY (tenant_id) REFERENCES stores (tenant_id)`.execute(
       db,
     );
     await sql`CREATE UNIQUE INDEX orders_by_id ON orders (id)`.execute(db);
+    await sql`CREATE UNIQUE INDEX store_tables_by_key ON store_tables (qr_key)`.execute(db);
     await sql`ALTER TABLE order_acknowledgements ADD CONSTRAINT acknowledged_order
       FOREIGN KEY (order_id) REFERENCES orders (id)`.execute(db);
   });
   try {
     const run = await servery('distribute', '--check');
     assert.equal(run.code, 2, run.stderr);
-    assert.deepEqual(
-      blockersOf(run.stderr),
-      [
-        ...lookupsAcrossRestaurants,
-        'jobs: foreign key jobs_restaurant (tenant_id) from a coordinator table to restaurants, a distributed one',
-        'loyalty_points: not placed (src/db/distribution.ts)',
-        'order_acknowledgements: foreign key acknowledged_order (order_id) from a distributed table to orders, a distributed one',
-        'orders: unique orders_by_id (id) lacks tenant_id',
-      ].sort(),
-    );
+    assert.deepEqual(blockersOf(run.stderr), [
+      'jobs: foreign key jobs_store (tenant_id) from a coordinator table to stores, a distributed one',
+      'loyalty_points: not placed (src/db/distribution.ts)',
+      'order_acknowledgements: foreign key acknowledged_order (order_id) from a distributed table to orders, a distributed one',
+      'orders: unique orders_by_id (id) lacks tenant_id',
+      'store_tables: unique store_tables_by_key (qr_key) lacks tenant_id',
+    ]);
+    assert.equal((await servery('distribute')).code, 2, 'nothing is distributed while the check fails');
   } finally {
     await database.withDatabase(async (db) => {
       await sql`DROP TABLE loyalty_points`.execute(db);
       await sql`ALTER TABLE order_acknowledgements DROP CONSTRAINT acknowledged_order`.execute(db);
       await sql`DROP INDEX orders_by_id`.execute(db);
-      await sql`ALTER TABLE jobs DROP CONSTRAINT jobs_restaurant`.execute(db);
+      await sql`DROP INDEX store_tables_by_key`.execute(db);
+      await sql`ALTER TABLE jobs DROP CONSTRAINT jobs_store`.execute(db);
     });
   }
 });
 
-test('once the lookups are keyed by restaurant, the check passes; without Citus nothing is distributed', async () => {
-  await database.withDatabase(async (db) => {
-    for (const [table, constraint] of [
-      ['order_payments', 'order_payments_provider_reference_key'],
-      ['orders', 'orders_guest_key_hash_key'],
-      ['restaurants', 'restaurants_slug_key'],
-      ['store_tables', 'store_tables_qr_key_key'],
-    ])
-      await sql`ALTER TABLE ${sql.table(table as string)} DROP CONSTRAINT ${sql.ref(constraint as string)}`.execute(
-        db,
-      );
-    for (const index of ['access_tokens_hash', 'authorization_codes_hash', 'refresh_tokens_hash'])
-      await sql`DROP INDEX ${sql.ref(index)}`.execute(db);
-  });
-  assert.deepEqual(jsonOf(await servery('distribute', '--check', '--json')), { blockers: [] });
+test('without Citus nothing is distributed', async () => {
   const run = await servery('distribute');
   assert.equal(run.code, 2, run.stderr);
   assert.equal(

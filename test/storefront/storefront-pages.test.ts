@@ -353,6 +353,38 @@ describe('the storefront pages', () => {
     assert.equal((await placedBy()).length, 3);
   });
 
+  it('places an order at another restaurant with a checkout key used here: each restaurant keeps its own', async () => {
+    const form = { type: 'pickup', payment_method: 'on_site', customer_name: 'Kim Two Places' };
+    const named = async (at: OrderingTenant) =>
+      (await ordersSeen(t, at)).filter(
+        (o: { customer: { name: string } }) => o.customer.name === 'Kim Two Places',
+      );
+    const here = seeOther(
+      await (await guestWithPizza()).post(`${base}/checkout`, form),
+      new RegExp(`^${base}/o/sgk_`),
+    );
+    const key = here.slice(`${base}/o/`.length);
+
+    // A cart at another restaurant carrying the same checkout key (the cookie is the guest's).
+    const other = await orderingTenant(t);
+    const otherBase = `/s/${other.slug}`;
+    const elsewhere = new Guest(t);
+    const cart = { t: null, l: [[other.products.lemonade, 1, [other.options.small]]], k: key };
+    elsewhere.cookies.set('servery_cart', Buffer.from(JSON.stringify(cart)).toString('base64url'));
+    seeOther(await elsewhere.post(`${otherBase}/checkout`, form), `${otherBase}/o/${key}`);
+
+    const [mine, theirs] = [await named(tenant), await named(other)];
+    assert.equal(mine.length, 1);
+    assert.equal(theirs.length, 1);
+    assert.deepEqual(
+      theirs[0].items.map((item: { name: string }) => item.name),
+      ['Lemonade'],
+    );
+    assert.notEqual(mine[0].id, theirs[0].id);
+    assert.match(text((await elsewhere.get(`${otherBase}/o/${key}`)).body), /Lemonade/);
+    assert.doesNotMatch(text((await elsewhere.get(`${base}/o/${key}`)).body), /Lemonade/);
+  });
+
   it('pays online with the test provider: failing keeps it waiting, confirming makes it paid and listed', async () => {
     const guest = await guestWithPizza();
     const pay = seeOther(

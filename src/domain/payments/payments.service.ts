@@ -93,7 +93,7 @@ export async function startPayment(
       created_at: now,
       updated_at: now,
     })
-    .onConflict((conflict) => conflict.columns(['provider', 'reference']).doNothing())
+    .onConflict((conflict) => conflict.columns(['provider', 'reference', 'tenant_id']).doNothing())
     .execute();
   return {
     object: 'payment',
