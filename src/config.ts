@@ -8,6 +8,8 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL connection string; when absent the embedded database (PGlite) in `dataDir` is used. */
   readonly databaseUrl: string | null;
+  /** A read replica of DATABASE_URL's server, where the reports read (docs/scale-out.md). */
+  readonly databaseReplicaUrl: string | null;
   readonly dataDir: string;
   /**
    * Where downloaded menu images are kept (src/adapters/image-store.ts), also with DATABASE_URL:
@@ -221,6 +223,13 @@ function metricsListen(value: string | undefined): Config['metricsListen'] {
   return { host: (match[1] ?? match[2]) as string, port };
 }
 
+function databaseReplicaUrl(env: NodeJS.ProcessEnv): string | null {
+  if (!env.DATABASE_REPLICA_URL) return null;
+  if (!env.DATABASE_URL)
+    throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: a replica is of a PostgreSQL server');
+  return env.DATABASE_REPLICA_URL;
+}
+
 function tracing(env: NodeJS.ProcessEnv): Config['tracing'] {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
   return { serviceName: env.OTEL_SERVICE_NAME || 'servery' };
@@ -235,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     databaseUrl: env.DATABASE_URL || null,
+    databaseReplicaUrl: databaseReplicaUrl(env),
     dataDir,
     imagesDir: env.IMAGES_DIR ? path.resolve(env.IMAGES_DIR) : path.join(dataDir, 'images'),
     baseUrl,

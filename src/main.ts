@@ -20,7 +20,11 @@ import { startWorker, type Worker } from './worker/worker.ts';
 export type Role = 'api' | 'worker' | 'all';
 
 export function databaseTarget(config: Config): DatabaseTarget {
-  return config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir };
+  if (!config.databaseUrl) return { dataDir: config.dataDir };
+  return {
+    url: config.databaseUrl,
+    ...(config.databaseReplicaUrl && { replicaUrl: config.databaseReplicaUrl }),
+  };
 }
 
 export function createLogger(config: Config): pino.Logger {

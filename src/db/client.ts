@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
+import { isDatabaseUnavailable } from './availability.ts';
 import { shareDataDir } from './data-dir-socket.ts';
 import type { DB } from './schema.ts';
 
@@ -15,10 +16,11 @@ export type Db = Kysely<DB>;
  * Where the data lives: a PostgreSQL server, a PGlite directory, or PGlite in memory (tests). A new
  * PGlite database may start from `initialData`, a dump of another (`dumpDataDir`), instead of an
  * empty cluster: much faster than initialising one. On a server, `connections` caps the pool
- * (default 10) and `connectTimeoutMs` bounds the wait for a new connection (default 2 s).
+ * (default 10) and `connectTimeoutMs` bounds the wait for a new connection (default 2 s);
+ * `replicaUrl` names a read replica of it, where reads that may lag go (`onReplica`).
  */
 export type DatabaseTarget =
-  | { url: string; connections?: number; connectTimeoutMs?: number }
+  | { url: string; connections?: number; connectTimeoutMs?: number; replicaUrl?: string }
   | { dataDir: string; initialData?: Blob }
   | { memory: true; initialData?: Blob };
 
@@ -48,35 +50,35 @@ const connectTimeoutMs = 2000;
 const dateOid = 1082;
 const asText = (value: string) => value;
 
+/** The read replica of each PostgreSQL database opened with one. */
+const replicas = new WeakMap<Db, Db>();
+
+/**
+ * Runs a read that may lag behind the last writes by a moment (the reports) on the database's
+ * read replica, when it has one (DATABASE_REPLICA_URL), else on the database itself; also there
+ * when the replica cannot be reached. `db` inside a transaction is the transaction's: read there.
+ */
+export async function onReplica<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
+  const replica = replicas.get(db);
+  if (!replica) return read(db);
+  try {
+    return await read(replica);
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    return read(db);
+  }
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: target.connections ?? 10,
-      // While the database is unreachable a request fails at once instead of waiting for a
-      // connection that does not come; dead peers are noticed by TCP keepalive.
-      connectionTimeoutMillis: target.connectTimeoutMs ?? connectTimeoutMs,
-      keepAlive: true,
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === dateOid
-            ? asText
-            : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-      },
-    });
-    // A connection the server ends or loses (a restart, a network fault) fails only the query on
-    // it; the pool drops it and opens a new one for the next. The pool's own 'error' event covers
-    // idle connections only: a connection in use reports on its own client, and an error event
-    // without a listener would end the process.
-    pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
-    postgresPools.set(db, pool);
+    const db = postgresDb(target.url, target);
+    const replica = target.replicaUrl ? postgresDb(target.replicaUrl, target) : null;
+    if (replica) replicas.set(db, replica);
     return {
       db,
       kind: 'postgres',
       execScript: async (script) => {
-        const client = await pool.connect();
+        const client = await (postgresPools.get(db) as pg.Pool).connect();
         try {
           await client.query(script);
         } catch (error) {
@@ -86,7 +88,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
           client.release();
         }
       },
-      close: () => db.destroy(),
+      close: async () => {
+        await replica?.destroy();
+        await db.destroy();
+      },
     };
   }
   let pglite: PGlite;
@@ -133,6 +138,33 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       unlock();
     },
   };
+}
+
+/** A pool on a PostgreSQL server, as Kysely. */
+function postgresDb(url: string, options: { connections?: number; connectTimeoutMs?: number }): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.connections ?? 10,
+    // While the database is unreachable a request fails at once instead of waiting for a
+    // connection that does not come; dead peers are noticed by TCP keepalive.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? connectTimeoutMs,
+    keepAlive: true,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === dateOid
+          ? asText
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A connection the server ends or loses (a restart, a network fault) fails only the query on
+  // it; the pool drops it and opens a new one for the next. The pool's own 'error' event covers
+  // idle connections only: a connection in use reports on its own client, and an error event
+  // without a listener would end the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+  postgresPools.set(db, pool);
+  return db;
 }
 
 /*

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../../src/app.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { systemCtx } from '../../src/domain/shared/context.ts';
+import { type TestApp, TestClock, testBaseUrl } from '../harness.ts';
+import { ok } from '../menu/menu-helpers.ts';
+import { type OrderingTenant, orderingTenant, place } from '../orders/order-helpers.ts';
+import { type ReplicatedCluster, startReplicatedCluster } from './replicated-cluster.ts';
+
+/*
+ * DATABASE_REPLICA_URL: the reports read the read replica, the rest the server itself. A replica
+ * whose replay is paused shows the reports as they were while the orders list has the new order;
+ * once it replays, the report has it too; with the replica down the reports come from the server.
+ * The test makes its own server and replica with this machine's PostgreSQL, so it runs where
+ * PostgreSQL does (DATABASE_URL set).
+ */
+
+test('DATABASE_REPLICA_URL is of a PostgreSQL server: it needs DATABASE_URL', () => {
+  const replica = 'postgres://db-replica.internal/servery';
+  assert.throws(() => loadConfig({ DATABASE_REPLICA_URL: replica }), ConfigError);
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://db.internal/servery',
+    DATABASE_REPLICA_URL: replica,
+  });
+  assert.equal(config.databaseReplicaUrl, replica);
+  assert.equal(loadConfig({}).databaseReplicaUrl, null);
+});
+
+const skip = process.env.DATABASE_URL ? false : 'runs with PostgreSQL (DATABASE_URL set)';
+
+describe('the reports on a read replica', { skip }, () => {
+  let cluster: ReplicatedCluster;
+  let t: TestApp;
+  let tenant: OrderingTenant;
+  before(async () => {
+    cluster = await startReplicatedCluster();
+    const database = await openDatabase({ url: cluster.primaryUrl, replicaUrl: cluster.replicaUrl });
+    await migrate(database);
+    const clock = new TestClock();
+    const app = await buildApp({ config: { baseUrl: testBaseUrl }, db: database.db, clock });
+    await app.ready();
+    t = {
+      app,
+      database: { ...database, url: cluster.primaryUrl },
+      clock,
+      ctx: systemCtx(database.db, clock),
+      answerViolations: [],
+      close: async () => {
+        await app.close();
+        await database.close();
+      },
+    };
+    tenant = await orderingTenant(t);
+  });
+  after(async () => {
+    await t?.close();
+    cluster?.close();
+  });
+
+  const today = () => t.clock.now().toISOString().slice(0, 10);
+  const reported = async () => {
+    const day = today();
+    const sales = await ok(t, tenant.token, 'GET', `/reports/sales?from=${day}&to=${day}`);
+    const products = await ok(t, tenant.token, 'GET', `/reports/products?from=${day}&to=${day}`);
+    const pizzas = products.rows.find((row: { name: string }) => row.name === 'Pizza');
+    return { orders: sales.totals.orders, pizzas: pizzas?.quantity ?? 0 };
+  };
+  const listed = async () => (await ok(t, tenant.token, 'GET', '/orders?limit=100')).data.length;
+
+  test('the reports read the replica, the orders list the server', async () => {
+    await place(t, tenant);
+    await cluster.caughtUp();
+    assert.deepEqual(await reported(), { orders: 1, pizzas: 2 });
+
+    await cluster.pauseReplay();
+    await place(t, tenant);
+    assert.equal(await listed(), 2, 'the list reads the server');
+    assert.deepEqual(await reported(), { orders: 1, pizzas: 2 }, 'the reports read the paused replica');
+
+    await cluster.resumeReplay();
+    await cluster.caughtUp();
+    assert.deepEqual(await reported(), { orders: 2, pizzas: 4 });
+  });
+
+  test('with the replica down the reports come from the server', async () => {
+    cluster.stopReplica();
+    await place(t, tenant);
+    assert.deepEqual(await reported(), { orders: 3, pizzas: 6 });
+    assert.equal(await listed(), 3);
+  });
+});
