@@ -8,7 +8,7 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL connection string; when absent the embedded database (PGlite) in `dataDir` is used. */
   readonly databaseUrl: string | null;
-  /** A read replica of DATABASE_URL's server, where the reports read (docs/scale-out.md). */
+  /** A read replica of DATABASE_URL's server, where the reports and the orders list read (docs/scale-out.md). */
   readonly databaseReplicaUrl: string | null;
   readonly dataDir: string;
   /**

@@ -98,6 +98,10 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (applied === null) return stop();
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     log.info({ database: database.kind }, 'database ready');
+    if (config.databaseReplicaUrl && !config.redisUrl)
+      log.warn(
+        'DATABASE_REPLICA_URL without REDIS_URL: the rate limits count in PostgreSQL, so every request writes and the replica is hardly ever caught up for the orders list, which then reads the server (the reports still read the replica)',
+      );
     if (stopSignal) return stop();
     // SANDBOX_CLOCK: every time rule reads the offset that `servery clock advance` moves.
     sandboxClock = config.sandboxClock ? await openSandboxClock(database.db) : null;

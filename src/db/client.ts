@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, sql } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import { isDatabaseUnavailable } from './availability.ts';
@@ -58,15 +58,38 @@ const replicas = new WeakMap<Db, Db>();
  * read replica, when it has one (DATABASE_REPLICA_URL), else on the database itself; also there
  * when the replica cannot be reached. `db` inside a transaction is the transaction's: read there.
  */
-export async function onReplica<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
+export function onReplica<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
+  return readReplicaOr(db, read, async () => true);
+}
+
+/**
+ * Runs a read that must see every write committed before it began (the lists apps poll: an order
+ * placed through any process is listed at once) on the read replica only when the replica has
+ * replayed everything the server had written by then (its WAL insert position), else on the
+ * server. docs/scale-out.md, "Read replicas", has how often that holds under load.
+ */
+export function onCaughtUpReplica<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
+  return readReplicaOr(db, read, async (replica) => {
+    const written = await sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(db);
+    const replayed = await sql<{ caught_up: boolean | null }>`
+      SELECT pg_last_wal_replay_lsn() >= ${written.rows[0]?.lsn}::pg_lsn AS caught_up`.execute(replica);
+    return replayed.rows[0]?.caught_up === true;
+  });
+}
+
+async function readReplicaOr<T>(
+  db: Db,
+  read: (db: Db) => Promise<T>,
+  usable: (replica: Db) => Promise<boolean>,
+): Promise<T> {
   const replica = replicas.get(db);
   if (!replica) return read(db);
   try {
-    return await read(replica);
+    if (await usable(replica)) return await read(replica);
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
-    return read(db);
   }
+  return read(db);
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {

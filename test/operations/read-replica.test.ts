@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
@@ -11,11 +12,12 @@ import { type OrderingTenant, orderingTenant, place } from '../orders/order-help
 import { type ReplicatedCluster, startReplicatedCluster } from './replicated-cluster.ts';
 
 /*
- * DATABASE_REPLICA_URL: the reports read the read replica, the rest the server itself. A replica
- * whose replay is paused shows the reports as they were while the orders list has the new order;
- * once it replays, the report has it too; with the replica down the reports come from the server.
- * The test makes its own server and replica with this machine's PostgreSQL, so it runs where
- * PostgreSQL does (DATABASE_URL set).
+ * DATABASE_REPLICA_URL: the reports read the read replica, lag and all; the orders list reads it
+ * only when it has replayed every write, else the server, so a new order is listed at once. A
+ * replica whose replay is paused shows the reports as they were while the orders list (from the
+ * server) has the new order; once it replays, the report has it too and the list is read there;
+ * with the replica down both come from the server. The test makes its own server and replica
+ * with this machine's PostgreSQL, so it runs where PostgreSQL does (DATABASE_URL set).
  */
 
 test('DATABASE_REPLICA_URL is of a PostgreSQL server: it needs DATABASE_URL', () => {
@@ -40,7 +42,11 @@ describe('the reports on a read replica', { skip }, () => {
     const database = await openDatabase({ url: cluster.primaryUrl, replicaUrl: cluster.replicaUrl });
     await migrate(database);
     const clock = new TestClock();
-    const app = await buildApp({ config: { baseUrl: testBaseUrl }, db: database.db, clock });
+    const app = await buildApp({
+      config: { baseUrl: testBaseUrl, redisUrl: 'redis://127.0.0.1:6379' },
+      db: database.db,
+      clock,
+    });
     await app.ready();
     t = {
       app,
@@ -85,10 +91,44 @@ describe('the reports on a read replica', { skip }, () => {
     assert.deepEqual(await reported(), { orders: 2, pizzas: 4 });
   });
 
-  test('with the replica down the reports come from the server', async () => {
+  test('the orders list reads the replica once it has replayed every write, else the server', async () => {
+    /** The statement the replica ran last for the service (pg_stat_activity keeps each backend's last). */
+    const lastOnReplica = async () => {
+      const client = new pg.Client({ connectionString: cluster.replicaUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT query FROM pg_stat_activity
+          WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+          ORDER BY state_change DESC LIMIT 1`);
+        return String(rows[0]?.query);
+      } finally {
+        await client.end();
+      }
+    };
+    const listQuery = /"o"\."listed" = /;
+    await cluster.caughtUp();
+    // The first read there also fills the replica's own caches of order texts and menu lookups.
+    assert.equal(await listed(), 2);
+    assert.equal(await listed(), 2);
+    assert.match(await lastOnReplica(), listQuery, 'the caught-up replica served the list');
+
+    await cluster.pauseReplay();
+    await place(t, tenant);
+    assert.equal(await listed(), 3, 'a replica behind the server does not serve the list');
+    assert.doesNotMatch(await lastOnReplica(), listQuery);
+    assert.match(await lastOnReplica(), /pg_last_wal_replay_lsn/, 'it was asked how far it had come');
+
+    await cluster.resumeReplay();
+    await cluster.caughtUp();
+    assert.equal(await listed(), 3);
+    assert.equal(await listed(), 3);
+    assert.match(await lastOnReplica(), listQuery);
+  });
+
+  test('with the replica down the reports and the list come from the server', async () => {
     cluster.stopReplica();
     await place(t, tenant);
-    assert.deepEqual(await reported(), { orders: 3, pizzas: 6 });
-    assert.equal(await listed(), 3);
+    assert.deepEqual(await reported(), { orders: 4, pizzas: 8 });
+    assert.equal(await listed(), 4);
   });
 });

@@ -1,3 +1,4 @@
+import { onCaughtUpReplica } from '../../db/client.ts';
 import type { OrdersTable } from '../../db/schema.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
@@ -29,7 +30,16 @@ export function orderListOrder(filters: OrderFilters): ListOrder<'updated_at'> {
  * The listed orders matching `filters`, as the calling app sees them, in the list's order, each
  * as its JSON text (order-texts.ts) with what the cursor needs.
  */
-export async function listOrders(
+/** A page of the orders list, on the read replica when it has every write (onCaughtUpReplica). */
+export function listOrders(
+  ctx: Ctx,
+  filters: OrderFilters,
+  page: PageRange,
+): Promise<{ id: string; updated_at: Date; json: string }[]> {
+  return onCaughtUpReplica(ctx.db, (db) => ordersPage({ ...ctx, db }, filters, page));
+}
+
+async function ordersPage(
   ctx: Ctx,
   filters: OrderFilters,
   page: PageRange,
