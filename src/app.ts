@@ -35,6 +35,7 @@ import { parseQueryString } from './http/shared/query-string.ts';
 import { validatorCompiler } from './http/shared/validation.ts';
 import { sitePagesPlugin } from './http/site/site-pages.plugin.ts';
 import { storefrontPagesPlugin } from './http/storefront/pages/storefront-pages.plugin.ts';
+import { storefrontAddress } from './http/storefront/storefront-address.ts';
 import { storefrontApiPlugin } from './http/storefront/storefront-api.plugin.ts';
 import { rewriteStorefrontHost } from './http/storefront/storefront-host.ts';
 import { assetsPlugin } from './http/web/assets.ts';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         limiters,
         images: deps.images?.fetcher,
         extraRoutes: deps.extraApiRoutes,
+        storefront: (slug) => storefrontAddress(deps.config, slug),
       });
       await v1.register(openApiRoutes);
     },

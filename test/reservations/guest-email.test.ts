@@ -5,14 +5,15 @@ import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { type EmailTransport, emailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
-import { buildTestApp, type TestApp } from '../harness.ts';
+import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { addTable, type BookingTenant, bookingTenant, setClock } from './reservation-helpers.ts';
 
 /*
  * The guest's e-mail on POST /reservations, through the worker's queue to a real SMTP server on a
  * local port: in the guest's language (else the restaurant's), "confirmed" or "request received",
- * with the reservation as a calendar file; none with notify_guest false, none from a test restaurant.
+ * with the reservation as a calendar file and the link to cancel on the storefront; none with
+ * notify_guest false, none from a test restaurant.
  */
 
 const received: string[] = [];
@@ -115,6 +116,38 @@ describe('reservation e-mail to the guest', () => {
     assert.match(ics, /\r\nDTSTART:20261103T170000Z\r\n/);
     assert.match(ics, /\r\nDTEND:20261103T183000Z\r\n/);
     assert.match(ics, new RegExp(`\\r\\nSUMMARY:Tisch bei ${name}\\r\\n`));
+  });
+
+  it('has the link to cancel on the storefront, which cancels the reservation booked through the API', async () => {
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    const { slug } = await t.database.db
+      .selectFrom('restaurants')
+      .select('slug')
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+    const r = await ok(t, tenant.token, 'POST', '/reservations', {
+      starts_at: '2026-11-03T17:00:00Z',
+      party_size: 2,
+      guest_name: 'Ada',
+      guest_email: 'ada@example.test',
+    });
+    const [mail] = await sendQueued();
+    assert.ok(mail);
+    const path = `/s/${slug}/reservations/${r.id}/cancel`;
+    const link = new RegExp(
+      `If you cannot come, cancel here: ${testBaseUrl}${path}\\?token=(rct_[A-Za-z0-9_-]{43})`,
+    );
+    const token = link.exec(decodedParts(mail).join('\n'))?.[1];
+    assert.ok(token, 'the mail has the cancel link');
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token }).toString(),
+    });
+    assert.equal(cancelled.statusCode, 303, cancelled.body);
+    assert.equal((await ok(t, tenant.token, 'GET', `/reservations/${r.id}`)).status, 'cancelled');
   });
 
   it('a pending reservation: "request received" in the restaurant’s language', async () => {

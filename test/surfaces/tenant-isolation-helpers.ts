@@ -197,7 +197,7 @@ export async function isolationTenant(t: TestApp, name: string): Promise<Isolati
         guest_name: `${name} Ada`,
         guest_email: 'ada@example.test',
       },
-      { guestKey: bookingKey, cancelLink: (id, token) => `/reservations/${id}/cancel?token=${token}` },
+      bookingKey,
     ),
   );
   const placed = await guest(t, restaurant.slug, 'POST', '/orders', {

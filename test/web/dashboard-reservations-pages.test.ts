@@ -5,7 +5,7 @@ import type { Ctx } from '../../src/domain/shared/context.ts';
 import { createArea } from '../../src/domain/store/areas.service.ts';
 import { putStoreHours } from '../../src/domain/store/store.service.ts';
 import { createTable } from '../../src/domain/store/tables.service.ts';
-import { buildTestApp, newAccount, signInTo, type TestApp } from '../harness.ts';
+import { buildTestApp, newAccount, signInTo, type TestApp, testBaseUrl } from '../harness.ts';
 import { makeRestaurant } from '../oauth/consent-helpers.ts';
 import { everyDayNoonToTen } from '../reservations/reservation-helpers.ts';
 
@@ -329,6 +329,19 @@ test('booking: as staff books (source staff), the guest e-mailed when asked; a r
     emails.map((job) => (job.payload as { to: string }).to),
     ['ada@example.test'],
   );
+  // The guest's link to cancel, on the restaurant's storefront.
+  const { slug } = await t.database.db
+    .selectFrom('restaurants')
+    .select('slug')
+    .where('id', '=', restaurant.id)
+    .executeTakeFirstOrThrow();
+  const [adaMail] = emails;
+  assert.ok(adaMail);
+  assert.match(
+    String((adaMail.payload as { params: { cancel_url?: string } }).params.cancel_url),
+    new RegExp(`^${testBaseUrl}/s/${slug}/reservations/${ada?.id}/cancel\\?token=rct_[A-Za-z0-9_-]{43}$`),
+  );
+  assert.notEqual(ada?.cancel_token_hash, null);
 
   const refusals: [Record<string, string | string[]>, number, string[][]][] = [
     // The bar is taken at 18:00.

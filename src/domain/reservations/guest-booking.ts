@@ -1,14 +1,13 @@
 import { sql } from 'kysely';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
-import { newSecret, sha256 } from '../shared/ids.ts';
+import { sha256 } from '../shared/ids.ts';
 import { features, requireFeature } from '../shared/plans.ts';
 import type { Plan } from '../shared/scopes.ts';
 import { localDate } from '../store/schedule.ts';
 import type { Store } from '../store/store.schema.ts';
 import { lastGuestDate, loadFloor } from './availability.ts';
 import type { Reservation, ReservationInput } from './reservation.schema.ts';
-import { queueReservationEmail } from './reservation-email.ts';
 import { createReservation, reservationOf } from './reservations.service.ts';
 
 /*
@@ -39,13 +38,6 @@ export async function guestBookingByKey(ctx: Ctx, key: string): Promise<Reservat
   return row ? reservationOf(row) : null;
 }
 
-export interface GuestBooking {
-  /** The booking form's key: a form sent again with it books nothing more. */
-  guestKey: string;
-  /** The address of the cancel page for the reservation and its token. */
-  cancelLink(id: string, token: string): string;
-}
-
 /**
  * Books as a guest (source `guest`, the guest e-mailed unless the restaurant is a test one); 403
  * plan_required or 409 slot_unavailable (param starts_at) when the guest may not book this time.
@@ -53,14 +45,14 @@ export interface GuestBooking {
 export async function bookAsGuest(
   ctx: Ctx,
   input: ReservationInput & { guest_email: string },
-  booking: GuestBooking,
+  guestKey: string,
 ): Promise<Reservation> {
-  const keyHash = sha256(booking.guestKey);
+  const keyHash = sha256(guestKey);
   // Two sends of one form take turns here; the second finds the first's reservation.
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`servery.guest-booking:${keyHash}`}, 0))`.execute(
     ctx.db,
   );
-  const before = await guestBookingByKey(ctx, booking.guestKey);
+  const before = await guestBookingByKey(ctx, guestKey);
   if (before) return before;
   const restaurant = await ctx.db
     .selectFrom('restaurants as r')
@@ -81,16 +73,12 @@ export async function bookAsGuest(
     });
   if (localDate(floor.timezone, start) > lastGuestDate(floor, now))
     throw new ApiError('slot_unavailable', 'Guests book at most the horizon ahead.', { param: 'starts_at' });
-  // The mail is queued below, once the cancel token exists.
-  const created = await createReservation(ctx, { ...input, notify_guest: false }, 'guest');
-  const token = newSecret('rct_');
-  const row = await ctx.db
+  const created = await createReservation(ctx, input, 'guest');
+  await ctx.db
     .updateTable('reservations')
-    .set({ cancel_token_hash: sha256(token), guest_key_hash: keyHash })
+    .set({ guest_key_hash: keyHash })
     .where('tenant_id', '=', tenantOf(ctx))
     .where('id', '=', created.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (floor.livemode) await queueReservationEmail(ctx, floor, row, booking.cancelLink(row.id, token));
-  return reservationOf(row);
+    .execute();
+  return created;
 }

@@ -8,15 +8,20 @@ import type { Floor } from './availability.ts';
 /**
  * Queues the guest's e-mail about a new reservation (in the caller's transaction): "confirmed" or,
  * for a pending one, "request received", in the guest's language (else the restaurant's), with
- * the reservation as a calendar file, and with `cancelUrl` (storefront bookings) the guest's link
- * to cancel it. The caller decides whether the guest is e-mailed at all.
+ * the reservation as a calendar file, and with `cancelToken` the guest's link to cancel it, on the
+ * storefront (`ctx.storefront`, its page `/reservations/{id}/cancel`). The caller decides whether
+ * the guest is e-mailed at all.
  */
 export async function queueReservationEmail(
   ctx: Ctx,
   floor: Floor,
   row: Selectable<ReservationsTable>,
-  cancelUrl?: string,
+  cancelToken: string | null,
 ): Promise<void> {
+  const cancelUrl =
+    cancelToken !== null && ctx.storefront !== undefined
+      ? `${ctx.storefront}/reservations/${row.id}/cancel?token=${cancelToken}`
+      : undefined;
   await queueEmail(ctx, {
     tenantId: row.tenant_id,
     to: row.guest_email as string,

@@ -5,7 +5,7 @@ import { isLive } from '../menu/menu-writes.ts';
 import { newCode } from '../orders/order-placement.service.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { isUuid, newId, newSecret, sha256 } from '../shared/ids.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import { assertTransition } from '../shared/state-machine.ts';
 import { localDate } from '../store/schedule.ts';
@@ -224,6 +224,9 @@ export async function createReservation(
     input.table_ids,
     [],
   );
+  const emailed = input.guest_email !== undefined && input.notify_guest !== false && floor.livemode;
+  // Where the storefront's address is known, the guest's e-mail has a link to cancel.
+  const cancelToken = emailed && ctx.storefront !== undefined ? newSecret('rct_') : null;
   const row = await insertWithFreshCode(ctx, {
     tenant_id: tenantOf(ctx),
     id: newId(),
@@ -238,6 +241,7 @@ export async function createReservation(
     guest_email: input.guest_email ?? null,
     guest_locale: input.guest_locale ?? null,
     note: input.note ?? null,
+    cancel_token_hash: cancelToken === null ? null : sha256(cancelToken),
     created_at: now,
     updated_at: now,
   });
@@ -249,8 +253,7 @@ export async function createReservation(
     livemode: floor.livemode,
     data: { object: reservation },
   });
-  if (row.guest_email !== null && input.notify_guest !== false && floor.livemode)
-    await queueReservationEmail(ctx, floor, row);
+  if (emailed) await queueReservationEmail(ctx, floor, row, cancelToken);
   return reservation;
 }
 

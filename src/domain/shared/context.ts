@@ -56,6 +56,12 @@ export interface Ctx {
    * to the worker (domain/menu/menu-images.ts).
    */
   readonly images?: ImageFetcher;
+  /**
+   * The restaurant's storefront address (http/storefront/storefront-address.ts), where the caller
+   * knows the service's addresses: the API and the pages. A guest's reservation e-mail links there
+   * to cancel; the worker and the CLI send none.
+   */
+  readonly storefront?: string;
 }
 
 /** The restaurant the ctx acts in; an operation of one restaurant called above any is a bug. */

@@ -21,6 +21,8 @@ export interface ApiV1Options {
   images?: ImageFetcher;
   /** Operations beyond the public list (tests of the shared mechanisms add theirs). */
   extraRoutes?: readonly ApiRoute[];
+  /** A restaurant's storefront address by its slug (writes' ctx.storefront: e-mails link there). */
+  storefront?: (slug: string) => string;
 }
 
 const defaultBodyLimit = 64 * 1024;
@@ -130,8 +132,9 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         // Only here may a request wait on other servers (ctx.images): no transaction is open.
         if (route.beforeWrite)
           await route.beforeWrite({ ...base, db, images: options.images }, request as never);
+        const storefront = options.storefront?.(auth.connection.tenant.slug);
         const body = await writeTransaction(db, async (trx) => {
-          const result = await route.handler({ ...base, db: trx }, request as never, auth, reply);
+          const result = await route.handler({ ...base, db: trx, storefront }, request as never, auth, reply);
           const serialized = reply.serialize(result) as string;
           if (heldKey) await settleHeldKey(trx, clock, heldKey, reply.statusCode, serialized);
           return serialized;

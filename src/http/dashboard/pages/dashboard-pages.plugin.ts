@@ -62,7 +62,7 @@ export async function dashboardPagesPlugin(
   ordersPages(app, signedInPage);
   storePages(app, signedInPage);
   tablesPages(app, signedInPage, options.config);
-  reservationsPages(app, signedInPage);
+  reservationsPages(app, signedInPage, options.config);
   appsPages(app, signedInPage);
   reportsPages(app, signedInPage);
   webhooksPages(app, signedInPage, options);

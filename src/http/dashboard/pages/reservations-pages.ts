@@ -34,6 +34,7 @@ import { getStoreAndRestaurant } from '../../../domain/store/store.service.ts';
 import type { DashboardTable } from '../../../domain/store/table.schema.ts';
 import { listTables } from '../../../domain/store/tables.service.ts';
 import { checkedInput } from '../../shared/validation.ts';
+import { type StorefrontHosts, storefrontAddress } from '../../storefront/storefront-address.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import { FormReader, type FormValues, sentValues } from './menu-forms.ts';
@@ -108,7 +109,11 @@ async function dayOf(ctx: Ctx, timezone: string, date: string) {
  * (a field, slot_unavailable, invalid_transition) shows the form again with its message beside the
  * field and in the summary; nothing is saved. Times are the restaurant's wall-clock times.
  */
-export function reservationsPages(app: FastifyInstance, signedInPage: Wrap): void {
+export function reservationsPages(
+  app: FastifyInstance,
+  signedInPage: Wrap,
+  addresses: StorefrontHosts,
+): void {
   const withCsrf = { preHandler: app.csrfProtection };
   const base = '/dashboard/restaurants/:restaurantId/reservations';
 
@@ -121,7 +126,8 @@ export function reservationsPages(app: FastifyInstance, signedInPage: Wrap): voi
       const view = signedIn.view('dashboard-reservations');
       const { store, plan } = await getStoreAndRestaurant(ctx);
       const page: ReservationsPage = {
-        ctx,
+        // A guest booked here is e-mailed a link to cancel on the storefront.
+        ctx: { ...ctx, storefront: storefrontAddress(addresses, store.slug) },
         view: { ...view, nav: restaurantNavigation(view, store.id, 'reservations', role) },
         restaurant: { id: store.id, name: store.name, timezone: store.timezone },
         role,

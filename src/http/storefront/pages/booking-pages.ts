@@ -197,13 +197,10 @@ export function bookingPages(app: FastifyInstance, deps: BookingPagesDeps): void
       const { input, errors } = bookingInput(t, values, checked.party, page.view.locale);
       if (errors.length > 0) return timesPage(reply, page, values, checked.party, errors, 400);
       const guestKey = bookingKey(request) ?? newSecret('sbk_');
-      const address = storefrontAddress(deps.config, page.restaurant.slug);
+      const storefront = storefrontAddress(deps.config, page.restaurant.slug);
       try {
         await writeTransaction(db, (trx) =>
-          bookAsGuest({ ...page.ctx, db: trx }, input, {
-            guestKey,
-            cancelLink: (id, token) => `${address}/reservations/${id}/cancel?token=${token}`,
-          }),
+          bookAsGuest({ ...page.ctx, db: trx, storefront }, input, guestKey),
         );
       } catch (error) {
         if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'plan_required')
