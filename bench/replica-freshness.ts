@@ -2,12 +2,12 @@
  * `node bench/replica-freshness.ts`: how often a streaming replica has replayed everything its
  * server had written when a read begins, the condition for a list to be read there without
  * breaking the contract's promise that every process lists an order at once (docs/scale-out.md,
- * "Read replicas"). A server and a replica of it on this machine (test/operations/replicated-
- * cluster.ts); writers commit small transactions at a given rate while a reader asks, before each
+ * "Read replicas"). A server and a replica of it on this machine (test/operations/private-
+ * postgres.ts); writers commit small transactions at a given rate while a reader asks, before each
  * read, for the server's WAL insert position and then whether the replica has replayed it.
  */
 import pg from 'pg';
-import { startReplicatedCluster } from '../test/operations/replicated-cluster.ts';
+import { startReplicatedCluster } from '../test/operations/private-postgres.ts';
 
 const seconds = 10;
 const rates = [0, 20, 100, 500, null]; // commits a second; null: as fast as 4 writers go
@@ -19,7 +19,7 @@ const connect = async (url: string) => {
   return client;
 };
 try {
-  const setup = await connect(cluster.primaryUrl);
+  const setup = await connect(cluster.url);
   await setup.query('CREATE TABLE orders (id bigserial PRIMARY KEY, body text)');
   await setup.end();
   console.log(
@@ -27,8 +27,8 @@ try {
   );
   console.log('commits/s  reads  fresh  fresh %');
   for (const rate of rates) {
-    const writers = await Promise.all([1, 2, 3, 4].map(() => connect(cluster.primaryUrl)));
-    const primary = await connect(cluster.primaryUrl);
+    const writers = await Promise.all([1, 2, 3, 4].map(() => connect(cluster.url)));
+    const primary = await connect(cluster.url);
     const replica = await connect(cluster.replicaUrl);
     const end = Date.now() + seconds * 1000;
     let commits = 0;

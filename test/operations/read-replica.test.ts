@@ -9,7 +9,7 @@ import { systemCtx } from '../../src/domain/shared/context.ts';
 import { type TestApp, TestClock, testBaseUrl } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { type OrderingTenant, orderingTenant, place } from '../orders/order-helpers.ts';
-import { type ReplicatedCluster, startReplicatedCluster } from './replicated-cluster.ts';
+import { type ReplicatedCluster, startReplicatedCluster } from './private-postgres.ts';
 
 /*
  * DATABASE_REPLICA_URL: the reports read the read replica, lag and all; the orders list reads it
@@ -39,7 +39,7 @@ describe('the reports on a read replica', { skip }, () => {
   let tenant: OrderingTenant;
   before(async () => {
     cluster = await startReplicatedCluster();
-    const database = await openDatabase({ url: cluster.primaryUrl, replicaUrl: cluster.replicaUrl });
+    const database = await openDatabase({ url: cluster.url, replicaUrl: cluster.replicaUrl });
     await migrate(database);
     const clock = new TestClock();
     const app = await buildApp({
@@ -50,7 +50,7 @@ describe('the reports on a read replica', { skip }, () => {
     await app.ready();
     t = {
       app,
-      database: { ...database, url: cluster.primaryUrl },
+      database: { ...database, url: cluster.url },
       clock,
       ctx: systemCtx(database.db, clock),
       answerViolations: [],

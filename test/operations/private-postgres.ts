@@ -1,0 +1,148 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/*
+ * A PostgreSQL server of the test's own, and a streaming replica of it when asked, made with this
+ * machine's PostgreSQL binaries (`pg_config --bindir`) in a temporary directory, on free ports of
+ * 127.0.0.1; a test may stop and start it, which the machine's shared server must not be. As root
+ * they run as the `postgres` user, since PostgreSQL refuses to run as root.
+ */
+
+export interface PrivatePostgres {
+  url: string;
+  /** Stops the server (fast: its sessions are ended) and starts it again. */
+  stop(): void;
+  start(): void;
+  close(): void;
+}
+
+export interface ReplicatedCluster extends PrivatePostgres {
+  replicaUrl: string;
+  /** Waits until the replica has replayed every write the server has made so far. */
+  caughtUp(): Promise<void>;
+  /** Stops and resumes the replica's replay: it answers, but with the data as it was. */
+  pauseReplay(): Promise<void>;
+  resumeReplay(): Promise<void>;
+  stopReplica(): void;
+}
+
+const bin = (name: string) =>
+  path.join(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim(), name);
+
+function run(name: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  execFileSync(asRoot ? 'runuser' : bin(name), asRoot ? ['-u', 'postgres', '--', bin(name), ...args] : args, {
+    stdio: 'ignore',
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function query<T>(url: string, text: string): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows[0] as T;
+  } finally {
+    await client.end();
+  }
+}
+
+async function serverIn(dir: string, name: string, make: (data: string) => void): Promise<PrivatePostgres> {
+  const data = path.join(dir, name);
+  const port = await freePort();
+  make(data);
+  const start = () =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      `${data}.log`,
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
+  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    close: () => {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+      } catch {}
+    },
+  };
+}
+
+function temporaryDirectory(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'servery-postgres-'));
+  if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), 0);
+  return dir;
+}
+
+const initdb = (data: string) => run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres']);
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = temporaryDirectory();
+  const server = await serverIn(dir, 'server', initdb);
+  return {
+    ...server,
+    close: () => {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
+  const dir = temporaryDirectory();
+  const primary = await serverIn(dir, 'primary', (data) => {
+    initdb(data);
+    appendFileSync(path.join(data, 'pg_hba.conf'), 'host replication all 127.0.0.1/32 trust\n');
+  });
+  const primaryPort = new URL(primary.url).port;
+  const replica = await serverIn(dir, 'replica', (data) =>
+    run('pg_basebackup', ['-h', '127.0.0.1', '-p', primaryPort, '-U', 'postgres', '-D', data, '-R']),
+  );
+  const replicaUrl = replica.url;
+  return {
+    ...primary,
+    replicaUrl,
+    caughtUp: async () => {
+      const { lsn } = await query<{ lsn: string }>(primary.url, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      for (let tries = 0; tries < 200; tries++) {
+        const { done } = await query<{ done: boolean }>(
+          replicaUrl,
+          `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
+        );
+        if (done) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`the replica did not reach ${lsn} in 10 s`);
+    },
+    pauseReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_pause()'),
+    resumeReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_resume()'),
+    stopReplica: () => replica.close(),
+    close: () => {
+      replica.close();
+      primary.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
