@@ -28,9 +28,9 @@ export function orderListOrder(filters: OrderFilters): ListOrder<'updated_at'> {
 
 /**
  * The listed orders matching `filters`, as the calling app sees them, in the list's order, each
- * as its JSON text (order-texts.ts) with what the cursor needs.
+ * as its JSON text (order-texts.ts) with what the cursor needs; read on the read replica when it
+ * has every write (onCaughtUpReplica).
  */
-/** A page of the orders list, on the read replica when it has every write (onCaughtUpReplica). */
 export function listOrders(
   ctx: Ctx,
   filters: OrderFilters,
