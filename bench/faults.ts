@@ -3,8 +3,8 @@
  * test/operations/ with many rounds instead of npm test's few (default 100, FAULT_ROUNDS):
  * - sigkill.test.ts: an API process SIGKILLed in the middle of writes while a second one serves on;
  * - webhook-sigkill.test.ts: one of two worker processes SIGKILLed in the middle of deliveries;
- * - database-faults.test.ts: the database cut (a TCP proxy closed and reopened, never the server
- *   itself) under load on 2 API and 2 worker processes.
+ * - database-faults.test.ts: the database cut (a TCP proxy closed and reopened) and PostgreSQL
+ *   restarted (a server of the test's own) under load on 2 API and 2 worker processes.
  * Each test prints its figures (rounds, requests, failures, lost and duplicated, time) as a
  * diagnostic line; see docs/performance.md for the last run's.
  */

@@ -64,5 +64,5 @@ try {
     );
   }
 } finally {
-  cluster.close();
+  await cluster.close();
 }

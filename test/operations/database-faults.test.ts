@@ -117,12 +117,12 @@ const outages: Record<string, () => Promise<Outage>> = {
         env: { DATABASE_URL: server.url },
         dataDir: null,
         open: () => openDatabase({ url: server.url }),
-        remove: async () => server.close(),
+        remove: () => server.close(),
       },
       url: server.url,
-      begin: async () => server.stop(),
-      end: async () => server.start(),
-      close: async () => server.close(),
+      begin: () => server.stop(),
+      end: () => server.start(),
+      close: () => server.close(),
     };
   },
 };
@@ -226,7 +226,7 @@ for (const [fault, makeOutage] of Object.entries(outages))
           }
         });
         const fault = (async () => {
-          await sleep(400);
+          await sleep(200);
           await outage.begin();
           await sleep(300);
           for (const service of api)

@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 
 /*
@@ -15,9 +16,10 @@ import pg from 'pg';
 export interface PrivatePostgres {
   url: string;
   /** Stops the server (fast: its sessions are ended) and starts it again. */
-  stop(): void;
-  start(): void;
-  close(): void;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it at once and removes its files. */
+  close(): Promise<void>;
 }
 
 export interface ReplicatedCluster extends PrivatePostgres {
@@ -27,17 +29,20 @@ export interface ReplicatedCluster extends PrivatePostgres {
   /** Stops and resumes the replica's replay: it answers, but with the data as it was. */
   pauseReplay(): Promise<void>;
   resumeReplay(): Promise<void>;
-  stopReplica(): void;
+  stopReplica(): Promise<void>;
 }
 
 const bin = (name: string) =>
   path.join(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim(), name);
 
-function run(name: string, args: string[]): void {
+const execFileAsync = promisify(execFile);
+
+async function run(name: string, args: string[]): Promise<void> {
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? 'runuser' : bin(name), asRoot ? ['-u', 'postgres', '--', bin(name), ...args] : args, {
-    stdio: 'ignore',
-  });
+  await execFileAsync(
+    asRoot ? 'runuser' : bin(name),
+    asRoot ? ['-u', 'postgres', '--', bin(name), ...args] : args,
+  );
 }
 
 function freePort(): Promise<number> {
@@ -61,32 +66,23 @@ async function query<T>(url: string, text: string): Promise<T> {
   }
 }
 
-async function serverIn(dir: string, name: string, make: (data: string) => void): Promise<PrivatePostgres> {
+/** A server on the data directory `make` creates under `dir`, started. */
+async function serverIn(
+  dir: string,
+  name: string,
+  make: (data: string) => Promise<void>,
+): Promise<Omit<PrivatePostgres, 'close'> & { kill(): Promise<void> }> {
   const data = path.join(dir, name);
   const port = await freePort();
-  make(data);
-  const start = () =>
-    run('pg_ctl', [
-      '-D',
-      data,
-      '-w',
-      '-l',
-      `${data}.log`,
-      '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-      'start',
-    ]);
-  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
-  start();
+  await make(data);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = () => run('pg_ctl', ['-D', data, '-w', '-l', `${data}.log`, '-o', options, 'start']);
+  await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start,
-    stop,
-    close: () => {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      } catch {}
-    },
+    stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    kill: () => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => {}),
   };
 }
 
@@ -100,11 +96,11 @@ const initdb = (data: string) => run('initdb', ['-D', data, '-A', 'trust', '-U',
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = temporaryDirectory();
-  const server = await serverIn(dir, 'server', initdb);
+  const { kill, ...server } = await serverIn(dir, 'server', initdb);
   return {
     ...server,
-    close: () => {
-      server.close();
+    close: async () => {
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -112,8 +108,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
 export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
   const dir = temporaryDirectory();
-  const primary = await serverIn(dir, 'primary', (data) => {
-    initdb(data);
+  const { kill, ...primary } = await serverIn(dir, 'primary', async (data) => {
+    await initdb(data);
     appendFileSync(path.join(data, 'pg_hba.conf'), 'host replication all 127.0.0.1/32 trust\n');
   });
   const primaryPort = new URL(primary.url).port;
@@ -138,10 +134,10 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
     },
     pauseReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_pause()'),
     resumeReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_resume()'),
-    stopReplica: () => replica.close(),
-    close: () => {
-      replica.close();
-      primary.close();
+    stopReplica: replica.kill,
+    close: async () => {
+      await replica.kill();
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };

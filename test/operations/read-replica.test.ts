@@ -63,7 +63,7 @@ describe('the reports on a read replica', { skip }, () => {
   });
   after(async () => {
     await t?.close();
-    cluster?.close();
+    await cluster?.close();
   });
 
   const today = () => t.clock.now().toISOString().slice(0, 10);
@@ -126,7 +126,7 @@ describe('the reports on a read replica', { skip }, () => {
   });
 
   test('with the replica down the reports and the list come from the server', async () => {
-    cluster.stopReplica();
+    await cluster.stopReplica();
     await place(t, tenant);
     assert.deepEqual(await reported(), { orders: 4, pizzas: 8 });
     assert.equal(await listed(), 4);
