@@ -33,7 +33,7 @@ test('DATABASE_REPLICA_URL is of a PostgreSQL server: it needs DATABASE_URL', ()
 
 const skip = process.env.DATABASE_URL ? false : 'runs with PostgreSQL (DATABASE_URL set)';
 
-describe('the reports on a read replica', { skip }, () => {
+describe('a read replica', { skip }, () => {
   let cluster: ReplicatedCluster;
   let t: TestApp;
   let tenant: OrderingTenant;
@@ -106,11 +106,22 @@ describe('the reports on a read replica', { skip }, () => {
       }
     };
     const listQuery = /"o"\."listed" = /;
-    await cluster.caughtUp();
-    // The first read there also fills the replica's own caches of order texts and menu lookups.
-    assert.equal(await listed(), 2);
-    assert.equal(await listed(), 2);
-    assert.match(await lastOnReplica(), listQuery, 'the caught-up replica served the list');
+    /**
+     * Whether the caught-up replica serves the list: the list read twice (the first read there
+     * also fills the replica's own caches of order texts and menu lookups, whose queries would
+     * come last), up to three times, since the server now and then writes a record of its own
+     * (a checkpoint, a snapshot for standbys) the replica takes a moment to replay.
+     */
+    const servedByReplica = async (orders: number) => {
+      await cluster.caughtUp();
+      for (let tries = 0; tries < 3; tries++) {
+        assert.equal(await listed(), orders);
+        assert.equal(await listed(), orders);
+        if (listQuery.test(await lastOnReplica())) return true;
+      }
+      return false;
+    };
+    assert.ok(await servedByReplica(2), 'the caught-up replica served the list');
 
     await cluster.pauseReplay();
     await place(t, tenant);
@@ -119,10 +130,7 @@ describe('the reports on a read replica', { skip }, () => {
     assert.match(await lastOnReplica(), /pg_last_wal_replay_lsn/, 'it was asked how far it had come');
 
     await cluster.resumeReplay();
-    await cluster.caughtUp();
-    assert.equal(await listed(), 3);
-    assert.equal(await listed(), 3);
-    assert.match(await lastOnReplica(), listQuery);
+    assert.ok(await servedByReplica(3), 'caught up again, the replica serves the list again');
   });
 
   test('with the replica down the reports and the list come from the server', async () => {
