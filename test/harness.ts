@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -125,6 +126,18 @@ export interface TestApp {
 
 export const testBaseUrl = 'http://servery.test';
 
+/** A TCP port of 127.0.0.1 that nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** The password of every account the harness makes (makeTenant's developer, newAccount). */
 export const password = 'correct horse battery';
 
@@ -137,14 +150,16 @@ export async function buildTestApp(
   options: {
     extraApiRoutes?: readonly ApiRoute[];
     appUrl?: string;
-    config?: Pick<AppDeps['config'], 'trustProxy' | 'webhooksAllowInsecure'>;
+    config?: Pick<AppDeps['config'], 'trustProxy' | 'webhooksAllowInsecure' | 'redisUrl'>;
+    /** The database (default: a fresh test database); closed with the app. */
+    database?: Database & { url: string | null };
     /** Menu images served and downloaded (default: none; writes leave new images to the worker). */
     images?: AppDeps['images'];
     /** Live restaurants' payment provider (default: the test provider); Stripe serves its webhook too. */
     payments?: AppDeps['payments'];
   } = {},
 ): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
   const clock = new TestClock();
   const app = await buildApp({
     config: { baseUrl: testBaseUrl, appUrl: options.appUrl, ...options.config },

@@ -101,7 +101,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       db,
       kind: 'postgres',
       execScript: async (script) => {
-        const client = await (postgresPools.get(db) as pg.Pool).connect();
+        const client = await (postgresPoolOf(db) as pg.Pool).connect();
         try {
           await client.query(script);
         } catch (error) {

@@ -9,6 +9,7 @@ import {
   bearer,
   killServices,
   migratedDatabase,
+  postgresDatabase,
   postgresUrl,
   type SeededConnection,
   type Service,
@@ -113,12 +114,7 @@ const outages: Record<string, () => Promise<Outage>> = {
     await migrate(migrated);
     await migrated.close();
     return {
-      database: {
-        env: { DATABASE_URL: server.url },
-        dataDir: null,
-        open: () => openDatabase({ url: server.url }),
-        remove: () => server.close(),
-      },
+      database: postgresDatabase(server.url, () => server.close()),
       url: server.url,
       begin: () => server.stop(),
       end: () => server.start(),

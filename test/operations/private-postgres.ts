@@ -1,10 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../harness.ts';
 
 /*
  * A PostgreSQL server of the test's own, and a streaming replica of it when asked, made with this
@@ -32,8 +32,11 @@ export interface ReplicatedCluster extends PrivatePostgres {
   stopReplica(): Promise<void>;
 }
 
-const bin = (name: string) =>
-  path.join(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim(), name);
+let bindir: string | undefined;
+const bin = (name: string) => {
+  bindir ??= execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  return path.join(bindir, name);
+};
 
 const execFileAsync = promisify(execFile);
 
@@ -43,17 +46,6 @@ async function run(name: string, args: string[]): Promise<void> {
     asRoot ? 'runuser' : bin(name),
     asRoot ? ['-u', 'postgres', '--', bin(name), ...args] : args,
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function query<T>(url: string, text: string): Promise<T> {

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { systemCtx } from '../../src/domain/shared/context.ts';
-import { type TestApp, TestClock, testBaseUrl } from '../harness.ts';
+import { buildTestApp, type TestApp } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { type OrderingTenant, orderingTenant, place } from '../orders/order-helpers.ts';
 import { type ReplicatedCluster, startReplicatedCluster } from './private-postgres.ts';
@@ -41,24 +39,11 @@ describe('a read replica', { skip }, () => {
     cluster = await startReplicatedCluster();
     const database = await openDatabase({ url: cluster.url, replicaUrl: cluster.replicaUrl });
     await migrate(database);
-    const clock = new TestClock();
-    const app = await buildApp({
-      config: { baseUrl: testBaseUrl, redisUrl: 'redis://127.0.0.1:6379' },
-      db: database.db,
-      clock,
-    });
-    await app.ready();
-    t = {
-      app,
+    // The rate limits in Redis: in PostgreSQL each request would write, and the replica trail it.
+    t = await buildTestApp({
       database: { ...database, url: cluster.url },
-      clock,
-      ctx: systemCtx(database.db, clock),
-      answerViolations: [],
-      close: async () => {
-        await app.close();
-        await database.close();
-      },
-    };
+      config: { redisUrl: 'redis://127.0.0.1:6379' },
+    });
     tenant = await orderingTenant(t);
   });
   after(async () => {

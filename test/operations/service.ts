@@ -44,12 +44,7 @@ export async function emptyDatabase(): Promise<ServiceDatabase> {
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(postgresUrl);
   url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString() },
-    dataDir: null,
-    open: () => openDatabase({ url: url.toString() }),
-    remove: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
+  return postgresDatabase(url.toString(), () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
 /** A migrated database without accounts: a service started on it creates the demo data. */
@@ -61,13 +56,12 @@ export async function migratedDatabase(): Promise<ServiceDatabase> {
     return pgliteDirectory(dataDir);
   }
   const database = await openTestDatabase();
-  const url = database.url as string;
-  return {
-    env: { DATABASE_URL: url },
-    dataDir: null,
-    open: () => openDatabase({ url }),
-    remove: () => database.close(),
-  };
+  return postgresDatabase(database.url as string, () => database.close());
+}
+
+/** The PostgreSQL database at `url` for a service; `remove` drops it, or whatever holds it. */
+export function postgresDatabase(url: string, remove: () => Promise<void>): ServiceDatabase {
+  return { env: { DATABASE_URL: url }, dataDir: null, open: () => openDatabase({ url }), remove };
 }
 
 function pgliteDirectory(dataDir: string): ServiceDatabase {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { launchChromium, screenshot } from '../browser.ts';
-import { openTestDatabase, TestClock } from '../harness.ts';
+import { freePort, openTestDatabase, TestClock } from '../harness.ts';
 import { makeAccount, makeApp, makeRestaurant, password } from '../oauth/consent-helpers.ts';
 
 /*
@@ -37,17 +36,6 @@ before(async () => {
   };
 });
 after(() => close?.());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function developerWithTestRestaurant() {
   const account = await makeAccount(ctx, { developer: true });
