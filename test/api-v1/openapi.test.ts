@@ -503,9 +503,10 @@ interface PostmanItem {
   id: string;
   name: string;
   item?: PostmanItem[];
-  request?: { method: string; url: { path: string[] } };
+  request?: { method: string; url: { path: string[]; query?: Array<{ key: string; value: string }> } };
 }
 interface Collection {
+  event?: unknown[];
   item: PostmanItem[];
   variable: Array<{ key: string; value: string }>;
 }
@@ -542,9 +543,13 @@ async function newmanRun(variables: Record<string, string> = {}) {
       .run(
         {
           collection,
-          envVar: Object.entries({ baseUrl: `${origin}/v1`, bearerToken: tenant.token, ...variables }).map(
-            ([key, value]) => ({ key, value }),
-          ),
+          envVar: Object.entries({
+            baseUrl: `${origin}/v1`,
+            bearerToken: tenant.token,
+            // The service's day is the test clock's, not the machine's.
+            today: t.clock.now().toISOString().slice(0, 10),
+            ...variables,
+          }).map(([key, value]) => ({ key, value })),
           timeoutRequest: 10_000,
           timeout: 40_000,
         },
@@ -610,9 +615,15 @@ test('the collection has every operation, the destructive ones in its last folde
       baseUrl: variables.baseUrl,
       bearerToken: variables.bearerToken,
       runDestructive: variables.runDestructive,
+      today: variables.today,
     },
-    { baseUrl: `${testBaseUrl}/v1`, bearerToken: '', runDestructive: 'false' },
+    { baseUrl: `${testBaseUrl}/v1`, bearerToken: '', runDestructive: 'false', today: '' },
   );
+  // Local dates in a query are the run's day ({{today}}, set by the collection's pre-request script).
+  const availability = requests.find((item) => requestName(item) === 'GET /reservations/availability');
+  const query = availability?.request?.url.query ?? [];
+  assert.equal(query.find((parameter) => parameter.key === 'date')?.value, '{{today}}');
+  assert.match(JSON.stringify(collection.event), /pm\.variables\.set\('today', new Date\(\)/);
 });
 
 test('newman runs the served collection: every request passes its tests, the destructive ones are skipped', async () => {

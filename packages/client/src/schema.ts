@@ -10537,7 +10537,7 @@ export interface operations {
       query: {
         /**
          * @description Restaurant-local date, from yesterday up to one year ahead.
-         * @example 2026-11-26
+         * @example 2026-11-03
          */
         date: string;
         /** @example 4 */

@@ -122,8 +122,8 @@ export const AvailabilityQuerySchema = Type.Object(
     date: {
       ...LocalDate,
       description: 'Restaurant-local date, from yesterday up to one year ahead.',
-      // Today (UTC) when the service started: a date every restaurant answers for a year.
-      examples: [new Date().toISOString().slice(0, 10)],
+      // A fixed date, so the document is the same every day; the Postman collection sends today's.
+      examples: ['2026-11-03'],
     },
     party_size: PartySize,
   },

@@ -11,7 +11,10 @@ import { type Destructive, destructiveExtension } from './api-route.ts';
  * - a value a request needs from an earlier answer (an OpenAPI link of the earlier operation, e.g.
  *   an event id from the list) is passed on in a collection variable;
  * - destructive operations (`x-destructive`) are moved to the last folder, which skips them unless
- *   `runDestructive` is `true`; one that ends access runs last of all.
+ *   `runDestructive` is `true`; one that ends access runs last of all;
+ * - a local-date query parameter (`format: date`) sends `{{today}}`, the run's UTC date unless the
+ *   variable is given: the documented example is a fixed date, and availability answers only for
+ *   dates from yesterday to a year ahead.
  */
 
 const destructiveFolder = 'Destructive';
@@ -24,7 +27,7 @@ const howToRun =
   `restaurant’s data or stop it taking orders are in the last folder, ${destructiveFolder}, and are skipped ` +
   'unless `runDestructive` is `true` (`--env-var runDestructive=true`); `DELETE /connection` then runs last ' +
   'and revokes the token. Skipping needs newman 6.1.1 or later, or a current Postman: older runners would ' +
-  'send them.';
+  'send them. Local dates in query parameters are today’s (UTC) unless `today` is set.';
 
 const folderDescription =
   'Requests that end the connection, remove or replace the restaurant’s data or stop it taking orders. ' +
@@ -38,6 +41,7 @@ interface Link {
 }
 interface Operation {
   operationId: string;
+  parameters?: { name: string; in: string; schema?: Json }[];
   [destructiveExtension]?: Destructive;
   responses: Record<string, { content?: Record<string, { schema: Json }>; links?: Record<string, Link> }>;
 }
@@ -61,11 +65,15 @@ interface Item {
   description?: string;
   item?: Item[];
   event?: Script[];
-  request?: { method: string; url: { path: string[]; variable?: Variable[] } };
+  request?: {
+    method: string;
+    url: { path: string[]; variable?: Variable[]; query?: { key: string; value: string }[] };
+  };
 }
 interface Collection {
   info: { description: { content: string; type: string } };
   item: Item[];
+  event?: Script[];
   variable?: Variable[];
 }
 
@@ -103,6 +111,12 @@ export async function postmanCollection(openapi: object): Promise<Collection> {
       }
     }
     item.event = [script('test', testScript(document, operation, passOn))];
+    const localDates = (operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'query' && parameter.schema?.format === 'date')
+      .map((parameter) => parameter.name);
+    for (const query of item.request?.url.query ?? []) {
+      if (localDates.includes(query.key)) query.value = '{{today}}';
+    }
   }
 
   // A request ending access runs after the other destructive ones (the sort is stable).
@@ -120,6 +134,11 @@ export async function postmanCollection(openapi: object): Promise<Collection> {
       ...collection.info,
       description: { ...description, content: `${description.content}\n\n${howToRun}` },
     },
+    event: [
+      script('prerequest', [
+        "if (!pm.variables.get('today')) pm.variables.set('today', new Date().toISOString().slice(0, 10));",
+      ]),
+    ],
     item: [
       ...folders,
       {
@@ -146,6 +165,13 @@ export async function postmanCollection(openapi: object): Promise<Collection> {
         value: 'false',
         type: 'string',
         description: `\`true\`: a run also sends the requests of the ${destructiveFolder} folder, ending the connection last.`,
+      },
+      {
+        key: 'today',
+        value: '',
+        type: 'string',
+        description:
+          'The local date query parameters send (`YYYY-MM-DD`); empty: today’s UTC date when the run starts a request.',
       },
       ...variables,
     ],
