@@ -13,7 +13,8 @@ import { bearer, buildTestApp, makeTenant, type Tenant, type TestApp } from '../
  * A product's allergens and diets through POST /v1/menu/products (issue 12, item 6; spec: Product):
  * common names in English, German, French, Spanish and Italian become the key, whatever their case
  * and accents; other text is kept as the restaurant's own label; repeats are dropped; the limits;
- * a diet never stands among the allergens, nor an allergen among the diets.
+ * the lists are never mixed: a diet name among the allergens is an own allergen label, an allergen
+ * name among the diets an own diet label. Every other write path: label-write-paths.test.ts.
  */
 
 let t: TestApp;
@@ -504,7 +505,7 @@ describe('own diet labels', () => {
   });
 });
 
-describe('allergens and diets are never mixed', () => {
+describe('allergens and diets are never mixed (issue 26, item 3)', () => {
   for (const [index, name] of [
     'vegan',
     'Gluten-free',
@@ -514,13 +515,16 @@ describe('allergens and diets are never mixed', () => {
     'halal',
     'Végétarien',
   ].entries()) {
-    test(`a diet in allergens, ${JSON.stringify(name)} → 400 allergens[${index + 1}]`, async () => {
+    test(`a diet name in allergens, ${JSON.stringify(name)}, is kept verbatim as an own allergen label`, async () => {
       const allergens = ['milk', ...ownLabels(index), name];
-      await assertRefused({ allergens }, `allergens[${index + 1}]`);
+      const product = await created({ allergens });
+      assert.deepEqual(product.allergens, allergens);
+      assert.deepEqual(product.diets, []);
     });
   }
 
   for (const [index, name] of [
+    'milk',
     'Erdnüsse',
     'Gluten',
     'lactose',
@@ -528,11 +532,27 @@ describe('allergens and diets are never mixed', () => {
     'fruits à coque',
     'SÉSAMO',
   ].entries()) {
-    test(`an allergen in diets, ${JSON.stringify(name)} → 400 diets[${index + 1}]`, async () => {
+    test(`an allergen name in diets, ${JSON.stringify(name)}, is kept verbatim as an own diet label`, async () => {
       const diets = ['vegan', ...ownLabels(index), name];
-      await assertRefused({ diets }, `diets[${index + 1}]`);
+      const product = await created({ diets });
+      assert.deepEqual(product.diets, diets);
+      assert.deepEqual(product.allergens, []);
     });
   }
+
+  test('such labels count against the list’s own labels: 20 allergens, 14 diets, then 400', async () => {
+    const allergens = ['milk', ...ownLabels(19), 'vegan'];
+    assert.deepEqual((await created({ allergens })).allergens, allergens);
+    await assertRefused({ allergens: ['milk', ...ownLabels(20), 'vegan'] }, 'allergens');
+    const diets = ['vegan', ...ownLabels(13), 'milk'];
+    assert.deepEqual((await created({ diets })).diets, diets);
+    await assertRefused({ diets: ['vegan', ...ownLabels(14), 'milk'] }, 'diets');
+  });
+
+  test('and their length: 40 characters an allergen label, 60 a diet label', async () => {
+    await assertRefused({ allergens: ['vegan', `vegan ${'x'.repeat(35)}`] }, 'allergens[1]');
+    await assertRefused({ diets: ['milk', `milk ${'x'.repeat(56)}`] }, 'diets[1]');
+  });
 
   test('the same product takes both lists, each normalized', async () => {
     const product = await created({

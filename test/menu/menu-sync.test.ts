@@ -583,6 +583,61 @@ describe('bad input changes nothing', () => {
     ],
     ['no mode', (b) => ({ categories: b.categories }), 400, 'invalid_request', 'mode'],
     [
+      'a new product without price',
+      (b) => ({ ...b, products: [b.products[0], { ...b.products[1], price: undefined }] }),
+      400,
+      'invalid_request',
+      'products[1].price',
+    ],
+    [
+      'a new product without name',
+      (b) => ({ ...b, products: [{ ...b.products[0], name: undefined }] }),
+      400,
+      'invalid_request',
+      'products[0].name',
+    ],
+    [
+      'a new option group without name',
+      (b) => ({ ...b, option_groups: [b.option_groups[0], { ...b.option_groups[1], name: undefined }] }),
+      400,
+      'invalid_request',
+      'option_groups[1].name',
+    ],
+    [
+      'a new option without price_delta',
+      (b) => ({
+        ...b,
+        option_groups: [
+          { ...b.option_groups[0], options: [{ external_id: 'o-new', name: 'New' }] },
+          b.option_groups[1],
+        ],
+      }),
+      400,
+      'invalid_request',
+      'option_groups[0].options[0].price_delta',
+    ],
+    [
+      'a new option without name',
+      (b) => ({
+        ...b,
+        option_groups: [
+          b.option_groups[0],
+          { ...b.option_groups[1], options: [{ external_id: 'o-new', price_delta: 0 }] },
+        ],
+      }),
+      400,
+      'invalid_request',
+      'option_groups[1].options[0].name',
+    ],
+    [
+      // The spec's body: a category's name is required, for one that exists too.
+      'a category without name, also an existing one',
+      (b) => ({ ...b, categories: [{ external_id: 'cat-old' }] }),
+      400,
+      'invalid_request',
+      'categories[0].name',
+    ],
+    [
       '201 categories',
       (b) => ({
         ...b,
@@ -607,15 +662,6 @@ describe('bad input changes nothing', () => {
       assert.deepEqual(await menu(tenant), before);
       assert.deepEqual(await eventTypes(tenant), ['menu.synced']);
     });
-
-  test('an external_id another app holds for the kind → 409 external_id_taken', async () => {
-    const tenant = await makeTenant(t.ctx);
-    const other = await connectAnotherApp(t.ctx, tenant);
-    await sync(other, { mode: 'merge', products: [{ external_id: 'p-salami', name: 'Salami', price: 1 }] });
-    const res = await request(t, tenant.token, 'PUT', '/menu', pizzeria);
-    assertError(res, 409, 'external_id_taken', 'products[1].external_id');
-    assert.equal((await menu(tenant)).categories.length, 0);
-  });
 
   test('20,001 options → 422 limit_exceeded; 5,001 products and 2,001 option groups too', async () => {
     const tenant = await makeTenant(t.ctx);
@@ -651,6 +697,161 @@ describe('bad input changes nothing', () => {
       'option_groups',
     );
     assert.equal((await menu(tenant)).option_groups.length, 0);
+  });
+});
+
+describe('external ids are per app (issue 26, item 1)', () => {
+  test('a second app syncing the first app’s external_ids creates its own objects; neither touches the other’s', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const other = await connectAnotherApp(t.ctx, tenant);
+    const first = await sync(tenant, pizzeria);
+    const ownOf = async (app: Tenant) => {
+      const { categories, products, option_groups } = await menu(app);
+      const own = <T extends { external_id: string | null }>(objects: T[]) =>
+        objects.filter((object) => object.external_id !== null);
+      return { categories: own(categories), products: own(products), option_groups: own(option_groups) };
+    };
+    const firstBefore = await ownOf(tenant);
+
+    t.clock.advance(60_000);
+    const second = await sync(other, pizzeria);
+    assert.deepEqual(second.counts, first.counts, 'all created: none of them is the second app’s yet');
+    for (const kind of ['categories', 'products', 'option_groups', 'options'] as const)
+      for (const [externalId, id] of Object.entries(second.ids[kind] as Record<string, string>))
+        assert.notEqual(id, first.ids[kind][externalId], `${kind} ${externalId}`);
+    assert.deepEqual(await ownOf(tenant), firstBefore, 'the first app’s objects unchanged');
+    const stored = await menu(tenant);
+    assert.equal(stored.categories.length, 4);
+    assert.equal(stored.products.length, 6);
+    // Each app sees only its own values, and each product its own app's groups.
+    const secondOwn = await ownOf(other);
+    assert.deepEqual(
+      secondOwn.products.map((product) => product.id).sort(),
+      Object.values(second.ids.products).sort(),
+    );
+    assert.deepEqual(byExternalId(secondOwn.products, 'p-margherita').option_group_ids, [
+      second.ids.option_groups['g-crust'],
+      second.ids.option_groups['g-extras'],
+    ]);
+
+    // The second app's replace keeps one category and one product: only its own others go.
+    t.clock.advance(60_000);
+    const narrowed = await sync(other, {
+      mode: 'replace',
+      categories: [pizzeria.categories[0]],
+      products: [{ external_id: 'p-salami', name: 'Salami', category_external_id: 'cat-pizza', price: 1050 }],
+      option_groups: [],
+    });
+    assert.deepEqual(narrowed.counts.categories, { created: 0, updated: 0, deleted: 1, unchanged: 1 });
+    assert.deepEqual(narrowed.counts.products.deleted, 2);
+    assert.deepEqual(narrowed.counts.option_groups.deleted, 2);
+    assert.deepEqual(narrowed.counts.options.deleted, 4);
+    assert.deepEqual(narrowed.warnings, []);
+    assert.deepEqual(await ownOf(tenant), firstBefore, 'the first app’s objects unchanged');
+
+    // And the first app's replace of everything leaves the second app's objects.
+    const secondBefore = await ownOf(other);
+    t.clock.advance(60_000);
+    const emptied = await sync(tenant, { mode: 'replace', categories: [], products: [], option_groups: [] });
+    assert.deepEqual(emptied.counts.categories.deleted, 2);
+    assert.deepEqual(emptied.counts.products.deleted, 3);
+    assert.deepEqual(await ownOf(other), secondBefore, 'the second app’s objects unchanged');
+    assert.deepEqual(await ownOf(tenant), { categories: [], products: [], option_groups: [] });
+  });
+
+  test('a merge by the second app updates its own object, never the first app’s of the same external_id', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const other = await connectAnotherApp(t.ctx, tenant);
+    const first = await sync(tenant, pizzeria);
+    await sync(other, { mode: 'merge', products: [{ external_id: 'p-salami', name: 'Salami', price: 1 }] });
+    const result = await sync(other, {
+      mode: 'merge',
+      products: [{ external_id: 'p-salami', name: 'Salami piccante', price: 1200 }],
+    });
+    assert.deepEqual(result.counts.products, { created: 0, updated: 1, deleted: 0, unchanged: 0 });
+    const salami = await ok(t, tenant.token, 'GET', `/menu/products/${first.ids.products['p-salami']}`);
+    assert.deepEqual([salami.name, salami.price, salami.external_id], ['Salami', 1050, 'p-salami']);
+    const theirs = await ok(t, other.token, 'GET', `/menu/products/${result.ids.products['p-salami']}`);
+    assert.deepEqual([theirs.name, theirs.price, theirs.external_id], ['Salami piccante', 1200, 'p-salami']);
+    // Each app's filter finds its own object.
+    for (const [app, id] of [
+      [tenant, first.ids.products['p-salami']],
+      [other, result.ids.products['p-salami']],
+    ] as const)
+      assert.deepEqual(
+        (await ok(t, app.token, 'GET', '/menu/products?external_id=p-salami')).data.map(
+          (product: { id: string }) => product.id,
+        ),
+        [id],
+      );
+  });
+});
+
+describe('a merge names existing objects with the fields that change (issue 26, item 2)', () => {
+  test('an existing option without price_delta, a product without name and price, a group without name: the rest stays', async () => {
+    const tenant = await makeTenant(t.ctx);
+    await sync(tenant, pizzeria);
+    const before = await menu(tenant);
+    t.clock.advance(60_000);
+    const result = await sync(tenant, {
+      mode: 'merge',
+      products: [{ external_id: 'p-margherita', available: false }],
+      option_groups: [
+        {
+          external_id: 'g-extras',
+          max_select: 2,
+          options: [
+            { external_id: 'o-cheese', available: false },
+            { external_id: 'o-olives', name: 'Black olives' },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(result.counts.products.updated, 2, 'Margherita, and Salami with its group');
+    assert.deepEqual(result.counts.option_groups, { created: 0, updated: 1, deleted: 0, unchanged: 0 });
+    assert.deepEqual(result.counts.options, { created: 0, updated: 2, deleted: 0, unchanged: 0 });
+    const after = await menu(tenant);
+    const margherita = byExternalId(after.products, 'p-margherita');
+    assert.deepEqual(
+      { ...margherita, available: true, updated_at: null },
+      { ...byExternalId(before.products, 'p-margherita'), updated_at: null },
+      'only available changed',
+    );
+    assert.equal(margherita.available, false);
+    const extras = byExternalId(after.option_groups, 'g-extras');
+    assert.deepEqual([extras.name, extras.min_select, extras.max_select], ['Extras', 0, 2]);
+    const cheese = byExternalId(extras.options, 'o-cheese');
+    const olives = byExternalId(extras.options, 'o-olives');
+    assert.deepEqual([cheese.name, cheese.price_delta, cheese.available], ['Cheese', 150, false]);
+    assert.deepEqual([olives.name, olives.price_delta, olives.available], ['Black olives', 100, true]);
+  });
+
+  test('a new option among existing ones without price_delta → 400 on it; nothing changes', async () => {
+    const tenant = await makeTenant(t.ctx);
+    await sync(tenant, pizzeria);
+    const before = await menu(tenant);
+    const body = {
+      mode: 'merge',
+      option_groups: [
+        {
+          external_id: 'g-extras',
+          options: [
+            { external_id: 'o-cheese', available: false },
+            { external_id: 'o-olives', name: 'Black olives' },
+            { external_id: 'o-onions', name: 'Onions' },
+          ],
+        },
+      ],
+    };
+    for (const dryRun of [true, false])
+      assertError(
+        await request(t, tenant.token, 'PUT', '/menu', { ...body, dry_run: dryRun }),
+        400,
+        'invalid_request',
+        'option_groups[0].options[2].price_delta',
+      );
+    assert.deepEqual(await menu(tenant), before);
+    assert.deepEqual(await eventTypes(tenant), ['menu.synced']);
   });
 });
 

@@ -185,7 +185,7 @@ describe('create, retrieve, change, delete', () => {
 });
 
 describe('external_id', () => {
-  test('seen only by its app; taken by any app → 409 external_id_taken', async () => {
+  test('seen only by its app; a value the app already uses for another product → 409 external_id_taken', async () => {
     const tenant = await makeTenant(t.ctx);
     const other = await connectAnotherApp(t.ctx, tenant);
     const mine = await ok(t, tenant.token, 'POST', '/menu/products', {
@@ -209,9 +209,8 @@ describe('external_id', () => {
     );
     assert.deepEqual((await ok(t, tenant.token, 'GET', '/menu/products?external_id=x-2')).data, []);
     for (const [token, value, target] of [
-      [tenant.token, 'x-2', mine.id],
-      [other.token, 'x-1', theirs.id],
       [tenant.token, 'x-1', theirs.id],
+      [other.token, 'x-2', mine.id],
     ] as const) {
       assertError(
         await request(t, token, 'PATCH', `/menu/products/${target}`, { external_id: value, price: 99 }),

@@ -95,8 +95,7 @@ export async function createCategory(ctx: Ctx, input: CategoryInput): Promise<Ca
     { external_id: null, external_id_app_id: null },
     viewer,
   );
-  if (external.external_id !== null)
-    await checkExternalIdFree(ctx, 'menu_categories', external.external_id, null);
+  await checkExternalIdFree(ctx, 'menu_categories', external, null);
   let position = input.position;
   if (position === undefined) {
     const { max } = await ctx.db
@@ -157,8 +156,8 @@ export async function updateCategory(ctx: Ctx, id: string, patch: CategoryPatch)
   );
   if (externalIdChanged(current, next)) changed.unshift('external_id');
   if (changed.length === 0) return before;
-  if (external.external_id !== null && external.external_id !== current.external_id)
-    await checkExternalIdFree(ctx, 'menu_categories', external.external_id, current.id);
+  if (externalIdChanged(current, external))
+    await checkExternalIdFree(ctx, 'menu_categories', external, current.id);
   const row = await orTaken(
     ctx.db
       .updateTable('menu_categories')

@@ -1,15 +1,15 @@
 import { ApiError } from '../shared/errors.ts';
 import { characterCount, textProblem } from '../shared/text.ts';
-import { allergenKeyOf, allergenKeys, allergenNames, nameLanguages } from './allergen-names.ts';
-import { dietKeyOf, dietKeys, dietNames } from './diet-names.ts';
+import { allergenKeyOf } from './allergen-names.ts';
+import { dietKeyOf } from './diet-names.ts';
 
 /*
  * A product's `allergens` and `diets` as stored (spec: Product):
  * - each value trimmed; a blank one, or one with control characters, is refused;
- * - a common name of a key (allergen-names.ts, diet-names.ts) becomes the key; any other text is
- *   the restaurant's own label, kept as sent (trimmed);
- * - the lists are never mixed: a diet name in `allergens` ("vegan") or an allergen name in `diets`
- *   ("Erdnüsse") is refused, not kept as an own label;
+ * - a common name of one of the list's keys (allergen-names.ts, diet-names.ts) becomes the key; any
+ *   other text is the restaurant's own label, kept as sent (trimmed);
+ * - the lists are never mixed: a diet name in `allergens` ("vegan") stays an own allergen label, an
+ *   allergen name in `diets` ("milk") an own diet label, neither moving to the other list;
  * - a repeat (the same key, or an own label differing only in case) is dropped, the first kept;
  * - allergens: at most 34 values in the request, 20 own labels (after dropping repeats), 40
  *   characters each; diets: at most 20 values in the request (the 6 keys and 14 own labels, as 34 is
@@ -21,10 +21,7 @@ import { dietKeyOf, dietKeys, dietNames } from './diet-names.ts';
 interface LabelRules {
   /** The list's key for a name, or null. */
   keyOf(name: string): string | null;
-  /** The other list's key for a name, or null: such a name is refused here. */
-  otherKeyOf(name: string): string | null;
   what: string;
-  other: { what: string; field: string };
   maxItems: number;
   maxOwn: number;
   maxOwnLength: number;
@@ -35,17 +32,13 @@ export const dietLimits = { maxItems: 20, maxOwn: 14, maxOwnLength: 60 } as cons
 
 const allergenRules: LabelRules = {
   keyOf: allergenKeyOf,
-  otherKeyOf: dietKeyOf,
   what: 'allergen',
-  other: { what: 'diet', field: 'diets' },
   ...allergenLimits,
 };
 
 const dietRules: LabelRules = {
   keyOf: dietKeyOf,
-  otherKeyOf: allergenKeyOf,
   what: 'diet',
-  other: { what: 'allergen', field: 'allergens' },
   ...dietLimits,
 };
 
@@ -86,12 +79,6 @@ function normalizeLabels(rules: LabelRules, values: readonly string[], param: st
       keysKept.add(key);
       continue;
     }
-    const otherKey = rules.otherKeyOf(text);
-    if (otherKey !== null)
-      throw refuse(
-        `${at} ("${text}") is the ${rules.other.what} ${otherKey}: send it in ${rules.other.field}, not in ${param}.`,
-        at,
-      );
     if (characterCount(text) > rules.maxOwnLength)
       throw refuse(
         `${at} is no known ${rules.what} name, so it is an own label, and an own label has at most ${rules.maxOwnLength} characters.`,
@@ -106,21 +93,4 @@ function normalizeLabels(rules: LabelRules, values: readonly string[], param: st
   if (ownLabels > rules.maxOwn)
     throw refuse(`${param} holds at most ${rules.maxOwn} own labels besides the ${rules.what} keys.`, param);
   return kept;
-}
-
-/*
- * No name may stand in both lists: the refusal of a diet in `allergens` (and the reverse) would
- * otherwise depend on which list looks first. Checked once, when the module loads.
- */
-for (const language of nameLanguages) {
-  for (const key of allergenKeys) {
-    for (const name of [key, ...allergenNames[key][language]]) {
-      if (dietKeyOf(name) !== null) throw new Error(`"${name}" names both an allergen and a diet.`);
-    }
-  }
-  for (const key of dietKeys) {
-    for (const name of [key, ...dietNames[key][language]]) {
-      if (allergenKeyOf(name) !== null) throw new Error(`"${name}" names both a diet and an allergen.`);
-    }
-  }
 }

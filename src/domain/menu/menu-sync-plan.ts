@@ -28,7 +28,7 @@ import type {
   SyncProductInput,
   SyncWarning,
 } from './menu-sync.schema.ts';
-import { checkExternalIdText, externalIdTaken } from './menu-writes.ts';
+import { checkExternalIdText } from './menu-writes.ts';
 
 /**
  * A row as the sync reads it (without tenant and timestamps; `unavailable_until` as text) and
@@ -81,10 +81,14 @@ export interface SyncPlan {
  *   field differs (omitted fields stay, null clears), else created, going last in its scope
  *   (categories; products of its category; groups of its product or the shared ones; options of
  *   its group) when it has no position;
+ * - a new object needs what it cannot do without (a product its name and price, a group its name,
+ *   an option its name and price_delta; a category's name the schema requires of every one): 400
+ *   on the field left out;
  * - references (`category_external_id`, `product_external_id`, `option_group_external_ids[]`) name
  *   the caller's objects of the body, or in merge mode also the caller's stored ones; anything else
  *   is a 400 on that param;
- * - an external_id another app holds for the kind is 409 external_id_taken;
+ * - external_ids are the caller's: another app's object with the same value is not the caller's
+ *   object, so the caller's sync creates its own and never updates or deletes the other one;
  * - replace deletes the caller's objects of each kind sent that the body leaves out (options: in
  *   the groups sent with `options`, and in no group sent), with what goes with them: the
  *   restaurant's products of a deleted category move to no category, a deleted group's options
@@ -121,7 +125,6 @@ interface Keyed {
 class KindState<R extends Keyed> {
   readonly byId: Map<string, R>;
   readonly mine = new Map<string, R>();
-  readonly takenByOthers = new Set<string>();
   /** The objects after the sync, by id (stored ones replaced by their next shape). */
   readonly final: Map<string, R>;
   /** The body's objects: external_id → id, and their index in the body. */
@@ -142,22 +145,18 @@ class KindState<R extends Keyed> {
     this.now = now;
     this.byId = new Map(rows.map((row) => [row.id, row]));
     this.final = new Map(this.byId);
-    for (const row of rows) {
-      if (row.external_id === null) continue;
-      if (row.external_id_app_id === viewer) this.mine.set(row.external_id, row);
-      else this.takenByOthers.add(row.external_id);
-    }
+    for (const row of rows)
+      if (row.external_id !== null && row.external_id_app_id === viewer) this.mine.set(row.external_id, row);
   }
 
   /**
-   * The stored object the body's external_id (at `param`) names: the rules of an external_id, each
-   * once per kind, none another app holds.
+   * The caller's stored object the body's external_id (at `param`) names: the rules of an
+   * external_id, each once per kind.
    */
   key(value: string, param: string): R | undefined {
     checkExternalIdText(value, param);
     if (this.ids.has(value))
       throw new ApiError('invalid_request', `${param} repeats "${value}" among the ${this.kind}.`, { param });
-    if (this.takenByOthers.has(value)) throw externalIdTaken(value, param);
     return this.mine.get(value);
   }
 
@@ -364,9 +363,12 @@ class SyncPlanner {
           : category === null
             ? null
             : this.reference(this.categories, category, `${param}.category_external_id`, 'category').id,
-      name: checkedText(sent.name, `${param}.name`, maxProductName),
+      name:
+        sent.name === undefined
+          ? storedOrNeeded(stored, 'name', param, 'product')
+          : checkedText(sent.name, `${param}.name`, maxProductName),
       description: sent.description === undefined ? (stored?.description ?? null) : sent.description,
-      price: sent.price,
+      price: sent.price ?? storedOrNeeded(stored, 'price', param, 'product'),
       available,
       // Sold out until a time stays so while the product stays sold out; available again clears it.
       unavailable_until: available ? null : (stored?.unavailable_until ?? null),
@@ -428,7 +430,10 @@ class SyncPlanner {
           : product === null
             ? null
             : this.reference(this.products, product, `${param}.product_external_id`, 'product').id,
-      name: checkedText(sent.name, `${param}.name`, maxGroupName),
+      name:
+        sent.name === undefined
+          ? storedOrNeeded(stored, 'name', param, 'option group')
+          : checkedText(sent.name, `${param}.name`, maxGroupName),
       min_select: min,
       max_select: max,
       position: sent.position ?? stored?.position ?? unplaced,
@@ -444,8 +449,11 @@ class SyncPlanner {
       const next: OptionRow = {
         ...(stored ?? { ...this.newRow(sent.external_id), unavailable_until: null }),
         group_id: groupId,
-        name: checkedText(sent.name, `${param}.name`, maxGroupName),
-        price_delta: sent.price_delta,
+        name:
+          sent.name === undefined
+            ? storedOrNeeded(stored, 'name', param, 'option')
+            : checkedText(sent.name, `${param}.name`, maxGroupName),
+        price_delta: sent.price_delta ?? storedOrNeeded(stored, 'price_delta', param, 'option'),
         available,
         unavailable_until: available ? null : (stored?.unavailable_until ?? null),
         position: sent.position ?? stored?.position ?? unplaced,
@@ -582,6 +590,21 @@ class SyncPlanner {
       });
     return warnings;
   }
+}
+
+/**
+ * A field the body leaves out: an existing object keeps its stored value; a new one needs the
+ * field, so it is a 400 on it (`option_groups[0].options[2].price_delta`).
+ */
+function storedOrNeeded<R extends object, K extends keyof R & string>(
+  stored: R | undefined,
+  field: K,
+  param: string,
+  what: string,
+): R[K] {
+  if (stored !== undefined) return stored[field];
+  const at = `${param}.${field}`;
+  throw new ApiError('invalid_request', `Missing required field for a new ${what}: ${at}.`, { param: at });
 }
 
 /** Whether a field keeps its value: the same text, number, boolean or null, or the same list of texts. */

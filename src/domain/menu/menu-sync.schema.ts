@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { nullable } from '../shared/common.schema.ts';
 import {
   categoryTaxClass,
@@ -19,7 +19,9 @@ import {
 /*
  * PUT /menu (spec: PUT /menu; decisions.md: Menu). Every object is keyed by the caller's
  * external_id; references name the caller's external_ids too. Omitted fields stay unchanged, null
- * clears. The per-body limits are checked by the service (422 limit_exceeded, not a schema 400).
+ * clears. The fields a new object needs are optional here and required by the service of a new
+ * one only (400 on the field). The per-body limits are checked by the service (422 limit_exceeded,
+ * not a schema 400).
  */
 
 /** Objects of each kind one sync may carry (decisions.md). */
@@ -40,9 +42,16 @@ const SyncKey = (examples: string[]) => ({
   ...ExternalIdInput,
   description:
     'Your own reference for the object: the key of the sync (1 to 100 characters, no leading or ' +
-    'trailing space, no control characters), unique per kind.',
+    'trailing space, no control characters), unique per kind among your objects.',
   examples,
 });
+/** A field a new object needs: an existing one may leave it out (then it stays unchanged). */
+const NeededByNew = <T extends TSchema & { description?: string }>(schema: T, what: string) =>
+  Type.Optional({
+    ...schema,
+    description: `${schema.description} Required for a new ${what}; left out: unchanged.`,
+  });
+
 const Reference = (description: string, examples: string[]) =>
   Type.String({ minLength: 1, maxLength: 100, description, examples });
 
@@ -59,7 +68,7 @@ const SyncCategory = Type.Object(
 const SyncProduct = Type.Object(
   {
     external_id: SyncKey(['prod-margherita']),
-    name: ProductName,
+    name: NeededByNew(ProductName, 'product'),
     category_external_id: Type.Optional(
       nullable(
         Reference(
@@ -70,7 +79,7 @@ const SyncProduct = Type.Object(
       ),
     ),
     description: productInputFields.description,
-    price: Price,
+    price: NeededByNew(Price, 'product'),
     available: productInputFields.available,
     position: Type.Optional({
       ...Position,
@@ -96,8 +105,8 @@ const SyncProduct = Type.Object(
 const SyncOption = Type.Object(
   {
     external_id: SyncKey(['opt-cheese']),
-    name: OptionName,
-    price_delta: PriceDelta,
+    name: NeededByNew(OptionName, 'option'),
+    price_delta: NeededByNew(PriceDelta, 'option'),
     available: optionInputFields.available,
     position: Type.Optional({
       ...Position,
@@ -110,7 +119,7 @@ const SyncOption = Type.Object(
 const SyncOptionGroup = Type.Object(
   {
     external_id: SyncKey(['grp-extras']),
-    name: GroupName,
+    name: NeededByNew(GroupName, 'option group'),
     min_select: optionGroupInputFields.min_select,
     max_select: optionGroupInputFields.max_select,
     position: Type.Optional({

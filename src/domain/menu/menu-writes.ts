@@ -11,8 +11,8 @@ import type { ListOrder } from '../shared/paging.ts';
  * What the menu's services share:
  * - every call acts for one restaurant (the ctx's tenant);
  * - external_id belongs to the app that set it: only that app sees the value, every other reader
- *   (another app, the dashboard, events) sees null; a value is used once per kind in the restaurant,
- *   whichever app holds it (409 external_id_taken);
+ *   (another app, the dashboard, events) sees null; an app uses a value for one object per kind
+ *   (409 external_id_taken), and another app may use the same value for an object of its own;
  * - a change records its event in the caller's transaction: `*.updated` with `changed` (the
  *   resource's field names) and `previous` (their earlier values), and nothing at all when no
  *   field changed.
@@ -70,27 +70,32 @@ export function checkExternalIdText(value: string, param = 'external_id'): void 
 
 type MenuTable = 'menu_categories' | 'menu_products' | 'menu_option_groups' | 'menu_options';
 
-/** 409 external_id_taken when another object of the kind already has `value` (any app's). */
+/**
+ * 409 external_id_taken when the external_id's app already uses the value for another object of the
+ * kind; other apps' values never collide with it (spec: Errors, "app already uses").
+ */
 export async function checkExternalIdFree(
   ctx: Ctx,
   table: MenuTable,
-  value: string,
+  external: { external_id: string | null; external_id_app_id: string | null },
   exceptId: string | null,
 ): Promise<void> {
+  if (external.external_id === null || external.external_id_app_id === null) return;
   let query = ctx.db
     .selectFrom(table)
     .select('id')
     .where('tenant_id', '=', tenantOf(ctx))
-    .where('external_id', '=', value);
+    .where('external_id_app_id', '=', external.external_id_app_id)
+    .where('external_id', '=', external.external_id);
   if (exceptId !== null) query = query.where('id', '<>', exceptId);
-  if (await query.executeTakeFirst()) throw externalIdTaken(value);
+  if (await query.executeTakeFirst()) throw externalIdTaken(external.external_id);
 }
 
-export function externalIdTaken(value: string, param = 'external_id'): ApiError {
+function externalIdTaken(value: string): ApiError {
   return new ApiError(
     'external_id_taken',
-    `external_id "${value}" is already used for another object of this kind.`,
-    { param },
+    `Your app already uses external_id "${value}" for another object of this kind.`,
+    { param: 'external_id' },
   );
 }
 

@@ -30,7 +30,7 @@ export const ExternalIdInput = Type.String({
   maxLength: 100,
   description:
     'Your own reference for the object (1 to 100 characters, no leading or trailing space, no control ' +
-    'characters); unique per kind in the restaurant. Only your app ever sees it.',
+    'characters); once per kind among your app’s objects. Only your app ever sees it.',
   examples: ['cat-pizza'],
 });
 const ExternalId = nullable(

@@ -132,8 +132,7 @@ export async function createOptionGroup(ctx: Ctx, input: OptionGroupInput): Prom
     { external_id: null, external_id_app_id: null },
     viewer,
   );
-  if (external.external_id !== null)
-    await checkExternalIdFree(ctx, 'menu_option_groups', external.external_id, null);
+  await checkExternalIdFree(ctx, 'menu_option_groups', external, null);
   let position = input.position;
   if (position === undefined) {
     const { max } = await ctx.db
@@ -205,8 +204,8 @@ export async function updateOptionGroup(ctx: Ctx, id: string, patch: OptionGroup
   );
   if (externalIdChanged(current, next)) changed.unshift('external_id');
   if (changed.length === 0) return before;
-  if (next.external_id !== null && next.external_id !== current.external_id)
-    await checkExternalIdFree(ctx, 'menu_option_groups', next.external_id, current.id);
+  if (externalIdChanged(current, next))
+    await checkExternalIdFree(ctx, 'menu_option_groups', next, current.id);
   const users = await productsUsing(ctx, current);
   if (next.product_id !== null && !users.includes(next.product_id)) users.push(next.product_id);
   const usedBefore = await optionGroupIdsOf(ctx, users);

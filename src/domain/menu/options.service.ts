@@ -79,8 +79,7 @@ export async function createOption(ctx: Ctx, groupId: string, input: OptionInput
     { external_id: null, external_id_app_id: null },
     viewer,
   );
-  if (external.external_id !== null)
-    await checkExternalIdFree(ctx, 'menu_options', external.external_id, null);
+  await checkExternalIdFree(ctx, 'menu_options', external, null);
   let position = input.position;
   if (position === undefined) {
     const { max } = await ctx.db
@@ -159,8 +158,7 @@ export async function updateOption(ctx: Ctx, id: string, patch: OptionPatch): Pr
   );
   if (externalIdChanged(current, next)) changed.unshift('external_id');
   if (changed.length === 0) return before;
-  if (next.external_id !== null && next.external_id !== current.external_id)
-    await checkExternalIdFree(ctx, 'menu_options', next.external_id, current.id);
+  if (externalIdChanged(current, next)) await checkExternalIdFree(ctx, 'menu_options', next, current.id);
   const row = await orTaken(
     ctx.db
       .updateTable('menu_options')

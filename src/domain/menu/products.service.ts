@@ -261,8 +261,7 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
     { external_id: null, external_id_app_id: null },
     viewer,
   );
-  if (external.external_id !== null)
-    await checkExternalIdFree(ctx, 'menu_products', external.external_id, null);
+  await checkExternalIdFree(ctx, 'menu_products', external, null);
   let position = input.position;
   if (position === undefined) {
     const { max } = await ctx.db
@@ -375,8 +374,7 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
       changed.push('option_group_ids');
   }
   if (changed.length === 0) return before;
-  if (next.external_id !== null && next.external_id !== current.external_id)
-    await checkExternalIdFree(ctx, 'menu_products', next.external_id, current.id);
+  if (externalIdChanged(current, next)) await checkExternalIdFree(ctx, 'menu_products', next, current.id);
   await orTaken(
     ctx.db
       .updateTable('menu_products')

@@ -23,8 +23,8 @@ const CategoryListQuery = menuListQuery(list, 'cat-pizza');
 
 const category200 = { 200: { ...CategorySchema, description: 'The category.' } };
 const changeNote =
-  ' `external_id` is yours alone: other apps and events see null; one already used for another category ' +
-  '(by any app) is 409 `external_id_taken`.';
+  ' `external_id` is yours alone: other apps and events see null; one your app already uses for another ' +
+  'category is 409 `external_id_taken` (another app may use the same value for its own).';
 const theNewCategory = linksToTheNew('category', ['getCategory', 'updateCategory', 'deleteCategory']);
 
 export const listCategoriesRoute = apiRoute({

@@ -26,8 +26,9 @@ const changeNote =
   ' `min_select` above `max_select` is a 400 on `min_select`; `product_id` must be one of the restaurant’s ' +
   'products (else 400), null makes the group shared. The products using the group (its product and the ' +
   'products linking it) change their `updated_at` with it and emit `menu.product.updated` when their ' +
-  '`option_group_ids` change. `external_id` is yours alone: other apps and events see null; one already ' +
-  'used for another option group (by any app) is 409 `external_id_taken`.';
+  '`option_group_ids` change. `external_id` is yours alone: other apps and events see null; one your app ' +
+  'already uses for another option group is 409 `external_id_taken` (another app may use the same value ' +
+  'for its own).';
 const theNewGroup = {
   ...linksToTheNew('option group', ['getOptionGroup', 'updateOptionGroup', 'deleteOptionGroup']),
   createOption: {

@@ -25,7 +25,8 @@ const option200 = { 200: { ...OptionSchema, description: 'The option.' } };
 const changeNote =
   ' `price_delta` is added per unit and may be negative (−100,000,000 to 100,000,000). Options change ' +
   'neither their group’s `updated_at` nor the products’. `external_id` is yours alone: other apps and ' +
-  'events see null; one already used for another option (by any app) is 409 `external_id_taken`.';
+  'events see null; one your app already uses for another option is 409 `external_id_taken` (another app ' +
+  'may use the same value for its own).';
 const theNewOption = linksToTheNew('option', ['getOption', 'updateOption', 'deleteOption']);
 
 export const postOptionRoute = apiRoute({

@@ -51,7 +51,8 @@ const ProductListQuery = menuListQuery(list, 'prod-margherita', {
 const product200 = { 200: { ...ProductSchema, description: 'The product.' } };
 const changeNote =
   ' `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other ' +
-  'apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`. ' +
+  'apps and events see null; one your app already uses for another product is 409 `external_id_taken` ' +
+  '(another app may use the same value for its own). ' +
   '`option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed ' +
   'first in the answer, may be sent back and are skipped); another product’s own group or an unknown id ' +
   'is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); ' +

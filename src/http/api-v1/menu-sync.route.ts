@@ -28,9 +28,11 @@ export const putMenuRoute = apiRoute({
     summary: 'Sync the whole menu',
     description:
       'Creates and updates your categories, products and option groups (with their options), keyed by your ' +
-      '`external_id` per kind; references name your external_ids too (in `merge` mode also objects you ' +
-      'synced before). Omitted fields stay unchanged, `null` clears; new objects without a `position` go ' +
-      'last. `replace` also deletes your objects of each kind sent that the body leaves out: the ' +
+      '`external_id` per kind (another app’s objects are never yours, whatever their external_id); ' +
+      'references name your external_ids too (in `merge` mode also objects you synced before). Omitted ' +
+      'fields stay unchanged, `null` clears; a new object needs its `name` (a product also its `price`, an ' +
+      'option its `price_delta`: else 400 on the field); new objects without a `position` go last. ' +
+      '`replace` also deletes your objects of each kind sent that the body leaves out: the ' +
       'restaurant’s products in a deleted category move to no category, a deleted option group takes all ' +
       'its options with it (warning `unmanaged_options_deleted` for those without your external_id), a ' +
       'deleted product its own option groups (`unmanaged_option_groups_deleted`). One transaction; ' +
