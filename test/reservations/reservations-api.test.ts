@@ -47,10 +47,10 @@ describe('reservations API', () => {
     return rows.length;
   }
 
-  it('creates a confirmed reservation with an assigned table; phone and e-mail never returned', async () => {
+  it('creates a confirmed reservation, without tables when none are asked for; phone and e-mail never returned', async () => {
     setClock(t, '2026-11-02T10:00:00Z');
     const tenant = await bookingTenant(t);
-    const small = await addTable(tenant, { seats: 2 });
+    await addTable(tenant, { seats: 2 });
     await addTable(tenant, { seats: 6 });
     const created = await ok(
       t,
@@ -69,7 +69,8 @@ describe('reservations API', () => {
     assert.equal(created.source, 'api');
     assert.equal(created.starts_at, '2026-11-03T17:00:00.000Z');
     assert.equal(created.duration_minutes, 90);
-    assert.deepEqual(created.table_ids, [small]);
+    // Spec: `table_ids` default none; the reservation's are "empty if none yet".
+    assert.deepEqual(created.table_ids, []);
     assert.equal(created.note, 'Window');
     assert.equal(created.deleted_at, null);
     assert.match(created.code, /^[ACDEFGHJKMNPQRTUVWXY34679]{6}$/);
@@ -176,7 +177,7 @@ describe('reservations API', () => {
     await slot(booking({ starts_at: '2026-11-04T17:00:00Z', table_ids: [foreign] }), 'table_ids');
   });
 
-  it('an allowed combination seats a party no single table fits', async () => {
+  it('an allowed combination seats a party no single table fits, and holds its tables without naming them', async () => {
     setClock(t, '2026-11-02T10:00:00Z');
     const tenant = await bookingTenant(t);
     const a = await addTable(tenant, { seats: 4 });
@@ -195,9 +196,211 @@ describe('reservations API', () => {
       ],
     });
     const big = await ok(t, tenant.token, 'POST', '/reservations', booking({ party_size: 7 }));
-    assert.deepEqual(big.table_ids, [a, b]);
+    assert.deepEqual(big.table_ids, []);
+    // The seven take a and b (the smallest combination), so two more fit only at c, then nobody.
     const next = await ok(t, tenant.token, 'POST', '/reservations', booking({ party_size: 2 }));
-    assert.deepEqual(next.table_ids, [c]);
+    assert.deepEqual(next.table_ids, []);
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ party_size: 2 })),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ party_size: 2, table_ids: [a] })),
+      409,
+      'slot_unavailable',
+      'table_ids',
+    );
+  });
+
+  it('bookings without tables still take room: two tables, three bookings at once, the third is 409', async () => {
+    setClock(t, '2026-11-02T10:00:00Z');
+    const tenant = await bookingTenant(t);
+    await addTable(tenant, { seats: 4 });
+    await addTable(tenant, { seats: 4 });
+    const free = async (party = 2) =>
+      (
+        await ok(t, tenant.token, 'GET', `/reservations/availability?date=2026-11-03&party_size=${party}`)
+      ).slots
+        .filter((s: { available: boolean }) => s.available)
+        .map((s: { starts_at: string }) => s.starts_at);
+    assert.ok((await free()).includes('2026-11-03T17:00:00.000Z'));
+    for (const name of ['Ada', 'Grace']) {
+      const made = await ok(t, tenant.token, 'POST', '/reservations', booking({ guest_name: name }));
+      assert.deepEqual(made.table_ids, []);
+    }
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ guest_name: 'Alan' })),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    // Held 17:00–18:30Z: an overlapping time is full too, the end of the stay free again; the
+    // availability says the same.
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ starts_at: '2026-11-03T18:15:00Z' })),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    const open = await free();
+    assert.ok(!open.includes('2026-11-03T17:00:00.000Z') && !open.includes('2026-11-03T15:45:00.000Z'));
+    assert.ok(open.includes('2026-11-03T15:30:00.000Z') && open.includes('2026-11-03T18:30:00.000Z'));
+    // A table named at the time is taken as well (no room would be left for one of the two).
+    const [table] = (await ok(t, tenant.token, 'GET', '/tables')).data.map((x: { id: string }) => x.id);
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ table_ids: [table] })),
+      409,
+      'slot_unavailable',
+      'table_ids',
+    );
+    await ok(t, tenant.token, 'POST', '/reservations', booking({ starts_at: '2026-11-03T18:30:00Z' }));
+    assert.equal(await countRows(tenant), 3);
+    // A cancelled booking frees its room.
+    const [ada] = (
+      await ok(t, tenant.token, 'GET', '/reservations?status=confirmed&starts_until=2026-11-03T18:00:00Z')
+    ).data;
+    await ok(t, tenant.token, 'PATCH', `/reservations/${ada.id}`, { status: 'cancelled' });
+    assert.deepEqual(
+      (await ok(t, tenant.token, 'POST', '/reservations', booking({ guest_name: 'Alan' }))).table_ids,
+      [],
+    );
+  });
+
+  it('named tables may take the room Servery counted for a booking without tables when it fits elsewhere', async () => {
+    setClock(t, '2026-11-02T10:00:00Z');
+    const tenant = await bookingTenant(t);
+    const small = await addTable(tenant, { seats: 2 });
+    const big = await addTable(tenant, { seats: 4 });
+    // Two guests without tables count at the small table (the smallest that fits) …
+    const ada = await ok(t, tenant.token, 'POST', '/reservations', booking());
+    // … and move to the big one in the count when another booking names the small one.
+    const grace = await ok(
+      t,
+      tenant.token,
+      'POST',
+      '/reservations',
+      booking({ guest_name: 'Grace', table_ids: [small] }),
+    );
+    assert.deepEqual(grace.table_ids, [small]);
+    // Now the big table is Ada's room: naming it, or booking without tables, is 409.
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking({ table_ids: [big] })),
+      409,
+      'slot_unavailable',
+      'table_ids',
+    );
+    assertError(
+      await request(t, tenant.token, 'POST', '/reservations', booking()),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    // Grace may swap to the big table (Ada then counts at the small one); Ada cannot get it then.
+    assert.deepEqual(
+      (await ok(t, tenant.token, 'PATCH', `/reservations/${grace.id}`, { table_ids: [big] })).table_ids,
+      [big],
+    );
+    assertError(
+      await request(t, tenant.token, 'PATCH', `/reservations/${ada.id}`, { table_ids: [big] }),
+      409,
+      'slot_unavailable',
+      'table_ids',
+    );
+    const seatedAda = await ok(t, tenant.token, 'PATCH', `/reservations/${ada.id}`, { table_ids: [small] });
+    assert.deepEqual(seatedAda.table_ids, [small]);
+    assert.deepEqual((await events(tenant)).at(-1)?.previous, { table_ids: [] });
+  });
+
+  it('counts along a chain: a booking without tables sits where the ones before it leave room', async () => {
+    setClock(t, '2026-11-02T10:00:00Z');
+    const tenant = await bookingTenant(t);
+    await addTable(tenant, { seats: 2 });
+    await addTable(tenant, { seats: 4 });
+    // Ada (17:00–18:30Z) counts at the small table, so Grace (18:00–19:30Z) at the big one …
+    await ok(t, tenant.token, 'POST', '/reservations', booking());
+    await ok(t, tenant.token, 'POST', '/reservations', booking({ starts_at: '2026-11-03T18:00:00Z' }));
+    // … and four guests at 19:00 (overlapping Grace only, not Ada) find no table until 19:30.
+    const four = { party_size: 4, guest_name: 'Alan' };
+    assertError(
+      await request(
+        t,
+        tenant.token,
+        'POST',
+        '/reservations',
+        booking({ ...four, starts_at: '2026-11-03T19:00:00Z' }),
+      ),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    const slots = (
+      await ok(t, tenant.token, 'GET', '/reservations/availability?date=2026-11-03&party_size=4')
+    ).slots;
+    const availableAt = (time: string) =>
+      slots.find((s: { starts_at: string }) => s.starts_at === time)?.available;
+    assert.deepEqual(
+      [availableAt('2026-11-03T19:00:00.000Z'), availableAt('2026-11-03T19:30:00.000Z')],
+      [false, true],
+    );
+    await ok(
+      t,
+      tenant.token,
+      'POST',
+      '/reservations',
+      booking({ ...four, starts_at: '2026-11-03T19:30:00Z' }),
+    );
+  });
+
+  it('PATCH: a reservation without tables keeps none when moved; `table_ids: []` asks Servery to assign', async () => {
+    setClock(t, '2026-11-02T10:00:00Z');
+    const tenant = await bookingTenant(t);
+    const small = await addTable(tenant, { seats: 2 });
+    const big = await addTable(tenant, { seats: 4 });
+    const ada = await ok(t, tenant.token, 'POST', '/reservations', booking());
+    const moved = await ok(t, tenant.token, 'PATCH', `/reservations/${ada.id}`, {
+      starts_at: '2026-11-03T18:00:00Z',
+      party_size: 4,
+    });
+    assert.deepEqual(
+      [moved.starts_at, moved.party_size, moved.table_ids],
+      ['2026-11-03T18:00:00.000Z', 4, []],
+    );
+    // Four at 18:00 fit only at the big table: another four then is 409, also when growing into it.
+    const grace = await ok(
+      t,
+      tenant.token,
+      'POST',
+      '/reservations',
+      booking({ starts_at: '2026-11-03T18:30:00Z' }),
+    );
+    assertError(
+      await request(t, tenant.token, 'PATCH', `/reservations/${grace.id}`, { party_size: 3 }),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    assertError(
+      await request(
+        t,
+        tenant.token,
+        'POST',
+        '/reservations',
+        booking({ starts_at: '2026-11-03T18:00:00Z', party_size: 3 }),
+      ),
+      409,
+      'slot_unavailable',
+      'starts_at',
+    );
+    const assigned = await ok(t, tenant.token, 'PATCH', `/reservations/${ada.id}`, { table_ids: [] });
+    assert.deepEqual(assigned.table_ids, [big]);
+    assert.deepEqual((await ok(t, tenant.token, 'GET', `/reservations/${grace.id}`)).table_ids, []);
+    // Grace (two) counts at the small table; moving her onto it by name is fine.
+    assert.deepEqual(
+      (await ok(t, tenant.token, 'PATCH', `/reservations/${grace.id}`, { table_ids: [small] })).table_ids,
+      [small],
+    );
   });
 
   it('PATCH follows the transitions; a 409 changes nothing; events report changed, previous, previous_status', async () => {
@@ -248,7 +451,7 @@ describe('reservations API', () => {
     assert.deepEqual(moved.table_ids, [second]);
     story = await events(tenant);
     assert.deepEqual(story[2]?.changed, ['starts_at', 'table_ids']);
-    assert.deepEqual(story[2]?.previous, { starts_at: '2026-11-03T17:00:00.000Z', table_ids: [first] });
+    assert.deepEqual(story[2]?.previous, { starts_at: '2026-11-03T17:00:00.000Z', table_ids: [] });
     assert.equal(story[2]?.previous_status, undefined);
     // Another booking takes the first table at 18:00; ours cannot move back onto it.
     await ok(
@@ -387,14 +590,9 @@ describe('reservations API', () => {
     assert.equal(last?.type, 'reservation.updated');
     assert.equal(last?.object.deleted_at, t.clock.now().toISOString());
     assert.deepEqual(last?.changed, ['deleted_at']);
-    // The deleted reservation holds no table any more.
-    await ok(
-      t,
-      tenant.token,
-      'POST',
-      '/reservations',
-      booking({ starts_at: '2026-11-04T17:00:00Z', table_ids: made[0].table_ids }),
-    );
+    // The deleted reservation holds no table any more: all four are free at its time.
+    for (let i = 0; i < 4; i += 1)
+      await ok(t, tenant.token, 'POST', '/reservations', booking({ starts_at: '2026-11-04T17:00:00Z' }));
   });
 
   it('another restaurant’s reservation is not found; starter is 403 plan_required; scopes', async () => {

@@ -1,23 +1,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { DateTime } from 'luxon';
 import { buildApp } from '../../src/app.ts';
 import { createTable } from '../../src/domain/store/tables.service.ts';
 import { feedAll } from '../events/events-helpers.ts';
 import {
   buildTestApp,
   developerSession,
+  json,
   openTestDatabase,
   type TestApp,
   TestClock,
   testBaseUrl,
 } from '../harness.ts';
-import { ok } from '../menu/menu-helpers.ts';
-import { type OrderingTenant, orderingTenant, storefrontPreview } from '../orders/order-helpers.ts';
+import { assertError, ok } from '../menu/menu-helpers.ts';
+import {
+  guest as guestRequest,
+  type OrderingTenant,
+  orderingTenant,
+  pickupOrder,
+  storefrontPreview,
+} from '../orders/order-helpers.ts';
 
 /*
  * The storefront's pages over HTTP: the menu, a product's options, the cart priced from the menu,
- * checkout through placeOrder (errors beside their fields, nothing created), the test payment, the
+ * checkout through placeOrder (errors beside their fields, nothing created), pauses and orders
+ * for later (the page offers what placement takes), the test payment, the
  * order's page, table QR links, test restaurants, the restaurant's own host, posts from elsewhere.
  */
 
@@ -127,6 +136,68 @@ describe('the storefront pages', () => {
     const german = (await new Guest(t).get(`/s/${other.slug}`)).body;
     assert.match(german, /<html lang="de">/);
     assert.match(text(german), /Nimmt gerade keine Bestellungen an\..*12,00 €/);
+  });
+
+  it('a pause without end takes no orders, neither now nor for later, and the page says so; a pause until a time takes orders for after it', async () => {
+    const paused = await orderingTenant(t);
+    const at = `/s/${paused.slug}`;
+    await ok(t, paused.token, 'PATCH', '/store', { preorders: true }, 200);
+    await ok(t, paused.token, 'POST', '/store/pause', { note: 'Kitchen repairs' }, 200);
+    const guest = new Guest(t);
+    const menu = text((await guest.get(at)).body);
+    assert.match(
+      menu,
+      /Not taking orders right now\. Kitchen repairs Orders for later are paused too, until the restaurant takes orders again\./,
+    );
+    assert.doesNotMatch(menu, /order now for later/);
+    seeOther(await guest.post(`${at}/p/${paused.products.pizza}`, { quantity: '1' }), `${at}?added=1`);
+    const cart = (await guest.get(`${at}/cart`)).body;
+    assert.match(cart, /name="payment_method"/);
+    assert.doesNotMatch(cart, /name="when"|name="requested_for"/, 'no time to choose');
+    const form = { type: 'pickup', payment_method: 'on_site', seen_subtotal: '1200' };
+    for (const sent of [form, { ...form, when: 'later', requested_for: '2026-11-03T12:00' }]) {
+      const refused = await guest.post(`${at}/checkout`, sent);
+      assert.equal(refused.statusCode, 400);
+      assert.match(
+        text(refused.body),
+        /The restaurant is not taking orders at the moment, not for later either\./,
+      );
+      assert.doesNotMatch(text(refused.body), /Choose a later time|Choose a time/);
+    }
+    // The guest API refuses both the same way.
+    const tomorrow = new Date(t.clock.now().getTime() + 24 * 3600_000).toISOString();
+    for (const more of [{}, { requested_for: tomorrow }]) {
+      const res = await guestRequest(t, paused.slug, 'POST', '/orders', pickupOrder(paused, more));
+      assertError(res, 409, 'slot_unavailable', 'requested_for');
+      assert.match(json(res).error.message, /neither now nor for later/);
+    }
+    assert.equal((await ordersSeen(t, paused)).length, 0);
+
+    // Paused for an hour: orders for after it are taken, and the page offers them.
+    const until = new Date(t.clock.now().getTime() + 3600_000);
+    await ok(t, paused.token, 'POST', '/store/pause', { until: until.toISOString() }, 200);
+    const timed = text((await guest.get(at)).body);
+    assert.match(timed, /Not taking orders until .+\. You can order now for later\./);
+    assert.doesNotMatch(timed, /paused too/);
+    assert.match((await guest.get(`${at}/cart`)).body, /name="when"/);
+    const during = new Date(until.getTime() - 10 * 60_000).toISOString();
+    assertError(
+      await guestRequest(t, paused.slug, 'POST', '/orders', pickupOrder(paused, { requested_for: during })),
+      409,
+      'slot_unavailable',
+      'requested_for',
+    );
+    const afterwards = DateTime.fromJSDate(until, { zone: 'Europe/Berlin' }).plus({ minutes: 30 });
+    seeOther(
+      await guest.post(`${at}/checkout`, {
+        ...form,
+        when: 'later',
+        requested_for: afterwards.toFormat("yyyy-LL-dd'T'HH:mm"),
+      }),
+      new RegExp(`^${at}/o/sgk_`),
+    );
+    const [order] = await ordersSeen(t, paused);
+    assert.equal(order.requested_for, afterwards.toUTC().toISO());
   });
 
   it('offers radio buttons for a choice of one and checkboxes for several, and checks the choices', async () => {

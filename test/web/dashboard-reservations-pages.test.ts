@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { updateReservationSettings } from '../../src/domain/reservations/reservation-settings.service.ts';
 import { createReservation, updateReservation } from '../../src/domain/reservations/reservations.service.ts';
 import type { Ctx } from '../../src/domain/shared/context.ts';
 import { createArea } from '../../src/domain/store/areas.service.ts';
@@ -60,11 +61,16 @@ async function staffOf(restaurant: Restaurant): Promise<string> {
   return signInTo(t.app, 'dashboard', staff.email);
 }
 
-const book = (restaurant: Restaurant, fields: Partial<Parameters<typeof createReservation>[1]> = {}) =>
+/** A booking as staff make it (Servery picks a table when none is named). */
+const book = (
+  restaurant: Restaurant,
+  fields: Partial<Parameters<typeof createReservation>[1]> = {},
+  source: 'staff' | 'api' = 'staff',
+) =>
   createReservation(
     restaurant.ctx,
     { starts_at: '2026-11-02T17:00:00Z', party_size: 2, guest_name: 'Ada Lovelace', ...fields },
-    'api',
+    source,
   );
 
 const get = (cookie: string, url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
@@ -223,6 +229,119 @@ test('the day grid: tables by area, a column per time, each reservation across i
   assert.match(page.body, new RegExp(`href="${restaurant.home}\\?date=2026-11-03"`));
   assert.match(page.body, new RegExp(`href="${restaurant.home}/new\\?date=2026-11-02"`));
   assert.match(page.body, new RegExp(`href="${restaurant.home}/settings"`));
+});
+
+/** The grid's header after "Table": each time column's visible label, a break as `| <its name> |`. */
+function headerLabels(body: string): string[] {
+  const head = /<thead>[\s\S]*?<\/thead>/.exec(body)?.[0] ?? '';
+  return [
+    ...head.matchAll(
+      /<th scope="col" class="grid-(time|break)[^"]*"[^>]*>(?:<span aria-hidden="true">(.*?)<\/span>)?<span class="visually-hidden">(.*?)<\/span><\/th>/g,
+    ),
+  ].map((m) => (m[1] === 'break' ? `| ${m[3]} |` : (m[2] ?? '')));
+}
+
+test('the grid labels each column by its own time and marks the break between lunch and dinner', async () => {
+  const restaurant = await newRestaurant();
+  // Lunch 11:30–14:00, dinner 17:30–22:00, the last booking 15 minutes before closing.
+  await putStoreHours(restaurant.ctx, {
+    opening_hours: [0, 1, 2, 3, 4, 5, 6].flatMap((weekday) => [
+      { weekday, open: '11:30', close: '14:00' },
+      { weekday, open: '17:30', close: '22:00' },
+    ]),
+  });
+  await updateReservationSettings(restaurant.ctx, { last_seating_minutes: 15 });
+  // A long table from 13:00 to 18:00 runs across the break; an app's booking has no table yet.
+  await book(restaurant, {
+    guest_name: 'Long Lunch',
+    starts_at: '2026-11-02T12:00:00Z',
+    duration_minutes: 300,
+  });
+  await book(restaurant, { guest_name: 'App Guest', starts_at: '2026-11-02T17:00:00Z' }, 'api');
+
+  const page = await get(restaurant.cookie, restaurant.home);
+  assert.equal(page.statusCode, 200, page.body);
+  const minutes = [':15', ':30', ':45'];
+  assert.deepEqual(headerLabels(page.body), [
+    '11:30 AM',
+    ':45',
+    ...['12 PM', '1 PM'].flatMap((hour) => [hour, ...minutes]),
+    '| No booking times between 1:45 PM and 5:30 PM |',
+    '5:30 PM',
+    ':45',
+    ...['6 PM', '7 PM', '8 PM', '9 PM'].flatMap((hour) => [hour, ...minutes]),
+  ]);
+  // The first time of a run off the hour shows in full (and may wrap), in bold as the hours.
+  assert.match(page.body, /class="grid-time on-hour full-time"><span aria-hidden="true">5:30 PM<\/span>/);
+  assert.match(
+    page.body,
+    /<th scope="col" class="grid-break" title="No booking times between 1:45 PM and 5:30 PM">/,
+  );
+  // 10 lunch times, the break, 18 dinner times: every row has a cell for each column.
+  assert.match(page.body, /<th scope="rowgroup" colspan="30">Terrace<\/th>/);
+  const rows = gridRows(page.body);
+  for (const row of rows)
+    assert.equal(
+      row.cells.reduce((sum, [span]) => sum + span, 0),
+      29,
+      String(row.header),
+    );
+  assert.deepEqual(
+    rows.map((row) => [row.header, row.cells.filter(([, text]) => text !== '')]),
+    [
+      ['T1 2 seats', [[7, 'Long Lunch 2 guests · Confirmed 1:00 PM–6:00 PM']]],
+      ['T2 4 seats', []],
+      ['Bar 6 seats', []],
+      ['Without a table', [[6, 'App Guest 2 guests · Confirmed 6:00 PM–7:30 PM']]],
+    ],
+  );
+  // The long table starts in 1 PM's column and spans the break; the others' break is its own cell.
+  assert.equal(
+    rows[0]?.cells.findIndex(([, text]) => text !== ''),
+    6,
+  );
+  assert.equal((page.body.match(/<td class="grid-break"><\/td>/g) ?? []).length, 3);
+
+  // In German, the restaurant's times as Germans write them.
+  const german = await get(restaurant.cookie, `${restaurant.home}?lang=de`);
+  const labels = headerLabels(german.body);
+  assert.deepEqual(labels.slice(0, 3), ['11:30', ':45', '12 Uhr']);
+  assert.deepEqual(labels.slice(9, 12), [
+    ':45',
+    '| Keine Buchungszeiten zwischen 13:45 und 17:30 |',
+    '17:30',
+  ]);
+});
+
+test('an app’s reservation without a table: kept without on saving, a table ticked is assigned, the hint says so', async () => {
+  const restaurant = await newRestaurant();
+  const app = await book(restaurant, { guest_name: 'App Guest' }, 'api');
+  assert.deepEqual(app.table_ids, []);
+  const url = `${restaurant.home}/${app.id}`;
+  const page = await get(restaurant.cookie, url);
+  assert.match(page.body, /<dt>Tables<\/dt><dd>None<\/dd>/);
+  assert.match(unescaped(page.body), /None ticked: the reservation stays without a table/);
+  const post = await poster(restaurant.cookie, url);
+  const form = {
+    date: '2026-11-02',
+    starts_at: '2026-11-02T17:00:00.000Z',
+    party_size: '2',
+    duration_minutes: '90',
+    guest_name: 'App Guest',
+    note: 'Allergic to nuts',
+  };
+  seeOther(await post(url, form), `${url}?done=saved`);
+  let [row] = await rowsOf(restaurant);
+  assert.deepEqual([row?.note, row?.table_ids], ['Allergic to nuts', []]);
+  seeOther(await post(url, { ...form, table_ids: [restaurant.tables.bar] }), `${url}?done=saved`);
+  [row] = await rowsOf(restaurant);
+  assert.deepEqual(row?.table_ids, [restaurant.tables.bar]);
+  // The form of a reservation with tables, and the booking form, say Servery picks.
+  assert.match((await get(restaurant.cookie, url)).body, /None ticked: Servery picks a free table/);
+  assert.match(
+    (await get(restaurant.cookie, `${restaurant.home}/new`)).body,
+    /None ticked: Servery picks a free table/,
+  );
 });
 
 test('another day: its own reservations and links; no date is an error; a closed day has no grid', async () => {

@@ -394,7 +394,7 @@ export interface paths {
     get: operations['getMenu'];
     /**
      * Sync the whole menu
-     * @description Creates and updates your categories, products and option groups (with their options), keyed by your `external_id` per kind; references name your external_ids too (in `merge` mode also objects you synced before). Omitted fields stay unchanged, `null` clears; new objects without a `position` go last. `replace` also deletes your objects of each kind sent that the body leaves out: the restaurant’s products in a deleted category move to no category, a deleted option group takes all its options with it (warning `unmanaged_options_deleted` for those without your external_id), a deleted product its own option groups (`unmanaged_option_groups_deleted`). One transaction; `dry_run` reports and changes nothing. A sync that changes something emits one `menu.synced` naming your connection, no per-object events; one that changes nothing changes no `updated_at`. Body at most 2 MB (413); at most 200 categories, 5,000 products, 2,000 option groups and 20,000 options (422 `limit_exceeded`); 10 syncs a minute per connection (429 `rate_limited`; other requests go on). Images: at most 25 new `image_url`s are downloaded during the request, further ones in the background (warning `images_deferred`); a URL used before is not downloaded again; a test restaurant keeps at most 50 images, further new ones are skipped (`images_capped`); a dry run downloads nothing.
+     * @description Creates and updates your categories, products and option groups (with their options), keyed by your `external_id` per kind (another app’s objects are never yours, whatever their external_id); references name your external_ids too (in `merge` mode also objects you synced before). Omitted fields stay unchanged, `null` clears; a new object needs its `name` (a product also its `price`, an option its `price_delta`: else 400 on the field); new objects without a `position` go last. `replace` also deletes your objects of each kind sent that the body leaves out: the restaurant’s products in a deleted category move to no category, a deleted option group takes all its options with it (warning `unmanaged_options_deleted` for those without your external_id), a deleted product its own option groups (`unmanaged_option_groups_deleted`). One transaction; `dry_run` reports and changes nothing. A sync that changes something emits one `menu.synced` naming your connection, no per-object events; one that changes nothing changes no `updated_at`. Body at most 2 MB (413); at most 200 categories, 5,000 products, 2,000 option groups and 20,000 options (422 `limit_exceeded`); 10 syncs a minute per connection (429 `rate_limited`; other requests go on). Images: at most 25 new `image_url`s are downloaded during the request, further ones in the background (warning `images_deferred`); a URL used before is not downloaded again; a test restaurant keeps at most 50 images, further new ones are skipped (`images_capped`); a dry run downloads nothing.
      */
     put: operations['syncMenu'];
     post?: never;
@@ -419,7 +419,7 @@ export interface paths {
     put?: never;
     /**
      * Add a category
-     * @description `name` 1 to 80 characters (trimmed); without `position` it goes after the last category. Emits `menu.category.created`. `external_id` is yours alone: other apps and events see null; one already used for another category (by any app) is 409 `external_id_taken`.
+     * @description `name` 1 to 80 characters (trimmed); without `position` it goes after the last category. Emits `menu.category.created`. `external_id` is yours alone: other apps and events see null; one your app already uses for another category is 409 `external_id_taken` (another app may use the same value for its own).
      */
     post: operations['createCategory'];
     delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
     head?: never;
     /**
      * Change a category
-     * @description Only the sent fields change; `null` clears `external_id` and `tax_class`. Emits `menu.category.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `external_id` is yours alone: other apps and events see null; one already used for another category (by any app) is 409 `external_id_taken`.
+     * @description Only the sent fields change; `null` clears `external_id` and `tax_class`. Emits `menu.category.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `external_id` is yours alone: other apps and events see null; one your app already uses for another category is 409 `external_id_taken` (another app may use the same value for its own).
      */
     patch: operations['updateCategory'];
     trace?: never;
@@ -471,7 +471,7 @@ export interface paths {
     put?: never;
     /**
      * Add a product
-     * @description `name` 1 to 200 characters (trimmed), `price` in the smallest currency unit; without `position` it goes after the last product of its category. Emits `menu.product.created`. `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`. `option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed first in the answer, may be sent back and are skipped); another product’s own group or an unknown id is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); a picture that cannot be had leaves the write as it is, with `images.status` `failed`; a test restaurant keeps at most 50 images (then 400 on `image_url`).
+     * @description `name` 1 to 200 characters (trimmed), `price` in the smallest currency unit; without `position` it goes after the last product of its category. Emits `menu.product.created`. `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other apps and events see null; one your app already uses for another product is 409 `external_id_taken` (another app may use the same value for its own). `option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed first in the answer, may be sent back and are skipped); another product’s own group or an unknown id is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); a picture that cannot be had leaves the write as it is, with `images.status` `failed`; a test restaurant keeps at most 50 images (then 400 on `image_url`).
      */
     post: operations['createProduct'];
     delete?: never;
@@ -503,7 +503,7 @@ export interface paths {
     head?: never;
     /**
      * Change a product
-     * @description Only the sent fields change; `null` clears the nullable ones. Emits `menu.product.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other apps and events see null; one already used for another product (by any app) is 409 `external_id_taken`. `option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed first in the answer, may be sent back and are skipped); another product’s own group or an unknown id is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); a picture that cannot be had leaves the write as it is, with `images.status` `failed`; a test restaurant keeps at most 50 images (then 400 on `image_url`).
+     * @description Only the sent fields change; `null` clears the nullable ones. Emits `menu.product.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `category_id` must be one of the restaurant’s categories (else 400). `external_id` is yours alone: other apps and events see null; one your app already uses for another product is 409 `external_id_taken` (another app may use the same value for its own). `option_group_ids` sets the shared option groups the product uses, in order (its own groups, listed first in the answer, may be sent back and are skipped); another product’s own group or an unknown id is a 400 on the item. A new `image_url` is downloaded, checked and hosted in standard sizes (`images`); a picture that cannot be had leaves the write as it is, with `images.status` `failed`; a test restaurant keeps at most 50 images (then 400 on `image_url`).
      */
     patch: operations['updateProduct'];
     trace?: never;
@@ -523,7 +523,7 @@ export interface paths {
     put?: never;
     /**
      * Add an option group
-     * @description `name` 1 to 120 characters (trimmed); `min_select` 0 to 20 (default 0), `max_select` 1 to 20 (default 1); without `position` it goes after the last group of its product (or the last shared one). Options are added with `POST /menu/option-groups/{id}/options`. Emits `menu.option_group.created`. `min_select` above `max_select` is a 400 on `min_select`; `product_id` must be one of the restaurant’s products (else 400), null makes the group shared. The products using the group (its product and the products linking it) change their `updated_at` with it and emit `menu.product.updated` when their `option_group_ids` change. `external_id` is yours alone: other apps and events see null; one already used for another option group (by any app) is 409 `external_id_taken`.
+     * @description `name` 1 to 120 characters (trimmed); `min_select` 0 to 20 (default 0), `max_select` 1 to 20 (default 1); without `position` it goes after the last group of its product (or the last shared one). Options are added with `POST /menu/option-groups/{id}/options`. Emits `menu.option_group.created`. `min_select` above `max_select` is a 400 on `min_select`; `product_id` must be one of the restaurant’s products (else 400), null makes the group shared. The products using the group (its product and the products linking it) change their `updated_at` with it and emit `menu.product.updated` when their `option_group_ids` change. `external_id` is yours alone: other apps and events see null; one your app already uses for another option group is 409 `external_id_taken` (another app may use the same value for its own).
      */
     post: operations['createOptionGroup'];
     delete?: never;
@@ -543,7 +543,7 @@ export interface paths {
     put?: never;
     /**
      * Add an option to an option group
-     * @description `name` 1 to 120 characters (trimmed); without `position` it goes after the last option of the group. Another restaurant’s group is never found (404). Emits `menu.option.created`. `price_delta` is added per unit and may be negative (−100,000,000 to 100,000,000). Options change neither their group’s `updated_at` nor the products’. `external_id` is yours alone: other apps and events see null; one already used for another option (by any app) is 409 `external_id_taken`.
+     * @description `name` 1 to 120 characters (trimmed); without `position` it goes after the last option of the group. Another restaurant’s group is never found (404). Emits `menu.option.created`. `price_delta` is added per unit and may be negative (−100,000,000 to 100,000,000). Options change neither their group’s `updated_at` nor the products’. `external_id` is yours alone: other apps and events see null; one your app already uses for another option is 409 `external_id_taken` (another app may use the same value for its own).
      */
     post: operations['createOption'];
     delete?: never;
@@ -615,7 +615,7 @@ export interface paths {
     head?: never;
     /**
      * Change an option
-     * @description Only the sent fields change; `null` clears `external_id`; `group_id` moves it to another of the restaurant’s option groups (else 400 on it). Emits `menu.option.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `price_delta` is added per unit and may be negative (−100,000,000 to 100,000,000). Options change neither their group’s `updated_at` nor the products’. `external_id` is yours alone: other apps and events see null; one already used for another option (by any app) is 409 `external_id_taken`.
+     * @description Only the sent fields change; `null` clears `external_id`; `group_id` moves it to another of the restaurant’s option groups (else 400 on it). Emits `menu.option.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `price_delta` is added per unit and may be negative (−100,000,000 to 100,000,000). Options change neither their group’s `updated_at` nor the products’. `external_id` is yours alone: other apps and events see null; one your app already uses for another option is 409 `external_id_taken` (another app may use the same value for its own).
      */
     patch: operations['updateOption'];
     trace?: never;
@@ -643,7 +643,7 @@ export interface paths {
     head?: never;
     /**
      * Change an option group
-     * @description Only the sent fields change; `null` clears `external_id` and makes the group shared (`product_id`). A shared group given a `product_id` leaves the products linking it. Emits `menu.option_group.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `min_select` above `max_select` is a 400 on `min_select`; `product_id` must be one of the restaurant’s products (else 400), null makes the group shared. The products using the group (its product and the products linking it) change their `updated_at` with it and emit `menu.product.updated` when their `option_group_ids` change. `external_id` is yours alone: other apps and events see null; one already used for another option group (by any app) is 409 `external_id_taken`.
+     * @description Only the sent fields change; `null` clears `external_id` and makes the group shared (`product_id`). A shared group given a `product_id` leaves the products linking it. Emits `menu.option_group.updated` with `changed` and `previous` when a field changed; a request that changes nothing keeps `updated_at` and emits nothing. `min_select` above `max_select` is a 400 on `min_select`; `product_id` must be one of the restaurant’s products (else 400), null makes the group shared. The products using the group (its product and the products linking it) change their `updated_at` with it and emit `menu.product.updated` when their `option_group_ids` change. `external_id` is yours alone: other apps and events see null; one your app already uses for another option group is 409 `external_id_taken` (another app may use the same value for its own).
      */
     patch: operations['updateOptionGroup'];
     trace?: never;
@@ -703,7 +703,7 @@ export interface paths {
     put?: never;
     /**
      * Book a table
-     * @description Books like staff (every table, no lead time, no horizon) but never overbooks: a time not offered for its day, a past time, or no free table is 409 `slot_unavailable`. Without `table_ids` Servery assigns the smallest free table that fits, else the smallest allowed combination. Emits `reservation.created`; with `guest_email` the guest is e-mailed unless `notify_guest` is false (never from a test restaurant).
+     * @description Books like staff (every table, no lead time, no horizon) but never overbooks: a time not offered for its day, a past time, or no free table is 409 `slot_unavailable`. Without `table_ids` the reservation has no tables yet (`table_ids` empty) but still needs a free table for the party, and holds that room (assign tables later with PATCH). Emits `reservation.created`; with `guest_email` the guest is e-mailed unless `notify_guest` is false (never from a test restaurant).
      */
     post: operations['createReservation'];
     delete?: never;
@@ -751,7 +751,7 @@ export interface paths {
     head?: never;
     /**
      * Change a reservation or its status
-     * @description Any of the fields, at least one. `status` follows the transitions (pending → confirmed, declined, cancelled; confirmed → seated, cancelled, no_show; seated → done); anything else is 409 `invalid_transition` naming the statuses possible now. Time, party, duration and tables change only while pending or confirmed (else 409 `invalid_transition`) and must still be bookable (409 `slot_unavailable`); the tables are kept while they still fit, else Servery assigns others. A 409 changes nothing. Emits `reservation.updated` with `changed` and `previous` (and `previous_status`); a PATCH that changes nothing emits nothing. Takes `Idempotency-Key`.
+     * @description Any of the fields, at least one. `status` follows the transitions (pending → confirmed, declined, cancelled; confirmed → seated, cancelled, no_show; seated → done); anything else is 409 `invalid_transition` naming the statuses possible now. Time, party, duration and tables change only while pending or confirmed (else 409 `invalid_transition`) and must still be bookable (409 `slot_unavailable`); the tables are kept while they still fit, else Servery assigns others; a reservation without tables stays without unless `table_ids` is sent (`[]`: Servery assigns). A 409 changes nothing. Emits `reservation.updated` with `changed` and `previous` (and `previous_status`); a PATCH that changes nothing emits nothing. Takes `Idempotency-Key`.
      */
     patch: operations['updateReservation'];
     trace?: never;
@@ -5575,7 +5575,7 @@ export interface operations {
           /** @description At most 200. Left out: untouched. */
           categories?: {
             /**
-             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind.
+             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind among your objects.
              * @example cat-pizza
              */
             external_id: string;
@@ -5594,22 +5594,22 @@ export interface operations {
           /** @description At most 5000. Left out: untouched. */
           products?: {
             /**
-             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind.
+             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind among your objects.
              * @example prod-margherita
              */
             external_id: string;
             /**
-             * @description 1 to 200 characters, trimmed, no control characters.
+             * @description 1 to 200 characters, trimmed, no control characters. Required for a new product; left out: unchanged.
              * @example Margherita
              */
-            name: string;
+            name?: string;
             category_external_id?: string | null;
             description?: string | null;
             /**
-             * @description In the smallest currency unit, VAT included, options excluded.
+             * @description In the smallest currency unit, VAT included, options excluded. Required for a new product; left out: unchanged.
              * @example 950
              */
-            price: number;
+            price?: number;
             /**
              * @description false: sold out; true also ends a sold-out time (`unavailable_until`).
              * @example true
@@ -5648,15 +5648,15 @@ export interface operations {
           /** @description At most 2000 groups and 20000 options. Left out: untouched. */
           option_groups?: {
             /**
-             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind.
+             * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind among your objects.
              * @example grp-extras
              */
             external_id: string;
             /**
-             * @description 1 to 120 characters, trimmed, no control characters.
+             * @description 1 to 120 characters, trimmed, no control characters. Required for a new option group; left out: unchanged.
              * @example Extras
              */
-            name: string;
+            name?: string;
             /**
              * @description Fewest options to choose; 0 = optional. Not above max_select. Left out on create: 0.
              * @example 0
@@ -5676,20 +5676,20 @@ export interface operations {
             /** @description Its options, in order. Left out: its options stay as they are. An option listed in another group before moves to this one. */
             options?: {
               /**
-               * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind.
+               * @description Your own reference for the object: the key of the sync (1 to 100 characters, no leading or trailing space, no control characters), unique per kind among your objects.
                * @example opt-cheese
                */
               external_id: string;
               /**
-               * @description 1 to 120 characters, trimmed, no control characters.
+               * @description 1 to 120 characters, trimmed, no control characters. Required for a new option; left out: unchanged.
                * @example Extra cheese
                */
-              name: string;
+              name?: string;
               /**
-               * @description Added to the product’s price per unit, in the smallest currency unit; may be negative.
+               * @description Added to the product’s price per unit, in the smallest currency unit; may be negative. Required for a new option; left out: unchanged.
                * @example 150
                */
-              price_delta: number;
+              price_delta?: number;
               /**
                * @description false: sold out on every product using the group; true also ends a sold-out time (`unavailable_until`).
                * @example true
@@ -10360,7 +10360,7 @@ export interface operations {
           note?: string;
           /** @description Default: the restaurant’s duration for the party size. */
           duration_minutes?: number;
-          /** @description Tables that must be free and seat the party together; without, Servery assigns one. */
+          /** @description Tables that must be free and seat the party together. Without: no tables yet (`table_ids` empty), but the booking is only accepted when a table is free for the party. */
           table_ids?: string[];
           /**
            * @description Default confirmed.
@@ -10823,7 +10823,7 @@ export interface operations {
           party_size?: number;
           /** @description Minutes the table is held. */
           duration_minutes?: number;
-          /** @description Tables that must be free and seat the party together; empty: Servery assigns one. */
+          /** @description Tables that must be free and seat the party together; empty: Servery assigns free tables that seat the party. Without it, the reservation keeps its tables while they are still free and seat it (else Servery assigns others), and one without tables stays without. */
           table_ids?: string[];
           guest_name?: string;
           note?: string | null;

@@ -27,7 +27,8 @@ import { guestOrderOf, publicOrderOf } from './order-rows.ts';
  * - as soon as possible only while the store is open (for delivery: in its delivery hours, when it
  *   has any); otherwise a preorder: `requested_for` at least the lead time ahead (with busy mode's
  *   extra minutes), at most 14 days ahead, at a time the store is open and not paused, and only
- *   where the store takes preorders (409 slot_unavailable `requested_for`);
+ *   where the store takes preorders (409 slot_unavailable `requested_for`); a pause without end
+ *   takes no orders at all, neither now nor for later (takesLaterOrders);
  * - every product and option exists on the menu and is available (400 on the item's field); an
  *   option belongs to one of the product's groups, and each group's choice count is within its
  *   min_select..max_select (400 `items[i].option_ids`);
@@ -54,6 +55,23 @@ export function newCode(length: number): string {
   for (let i = 0; i < length; i += 1) code += codeAlphabet[randomInt(codeAlphabet.length)];
   return code;
 }
+
+/**
+ * Whether guests may order for a later time now (what the storefront offers and placeOrder takes):
+ * where the store takes preorders, also while it is closed or paused until a set time (for a time
+ * after it), but not while it is paused without an end: no later time is outside that pause.
+ */
+export function takesLaterOrders(store: Pick<Store, 'preorders' | 'status' | 'paused_until'>): boolean {
+  return store.preorders && !pausedWithoutEnd(store);
+}
+
+/** A pause with no `until`: it lasts until the restaurant lifts it. */
+export function pausedWithoutEnd(store: Pick<Store, 'status' | 'paused_until'>): boolean {
+  return store.status === 'paused' && store.paused_until === null;
+}
+
+const pausedMessage =
+  'The restaurant is paused until it lifts the pause: it takes no orders, neither now nor for later.';
 
 function refuse(code: 'invalid_request' | 'slot_unavailable', message: string, param: string): ApiError {
   return new ApiError(code, message, { param });
@@ -190,14 +208,17 @@ function checkTime(store: Store, input: PlaceOrderInput, now: Date): Date | null
     if (storeStatus(schedule, pause, now).status !== 'open')
       throw refuse(
         'slot_unavailable',
-        store.preorders
-          ? 'The restaurant is not taking orders now: choose a later time (requested_for).'
-          : 'The restaurant is not taking orders now.',
+        pausedWithoutEnd(store)
+          ? pausedMessage
+          : store.preorders
+            ? 'The restaurant is not taking orders now: choose a later time (requested_for).'
+            : 'The restaurant is not taking orders now.',
         param,
       );
     return null;
   }
   if (!store.preorders) throw refuse('invalid_request', 'This restaurant takes no orders for later.', param);
+  if (!takesLaterOrders(store)) throw refuse('slot_unavailable', pausedMessage, param);
   const at = parseTimestamp(input.requested_for);
   if (at === null) throw refuse('invalid_request', 'requested_for is no instant.', param);
   const earliest = now.getTime() + leadMinutes(store, input.type) * 60_000;

@@ -21,6 +21,9 @@ import type { ReservationStatus } from './reservation-status.ts';
  *   free for the whole duration: no reservation holding one of them (pending, confirmed, seated)
  *   overlaps [start, start + duration). A single table seats parties from its `min_party` (or 1)
  *   to its seats (own, else the restaurant's default); a combination seats up to the sum.
+ * - A reservation without tables yet (the API books none unless asked) holds room all the same:
+ *   placeHolds seats each at the tables Servery would give it, so it counts as surely as one with
+ *   tables and the restaurant is never overbooked.
  * - Guests (storefront) also need tables bookable online (the table and its area), a time at least
  *   the lead time ahead and a date at most the horizon's days after today (local); staff and the API book any table at any time (spec: "books like staff").
  */
@@ -53,12 +56,15 @@ export interface Floor {
   combinations: string[][];
 }
 
-/** An interval in which a reservation holds tables. */
+/** An interval in which a reservation holds tables (none yet: placeHolds finds it room). */
 export interface Hold {
   id: string;
   start: number;
   end: number;
   tableIds: readonly string[];
+  party: number;
+  /** When it was booked (ms): reservations without tables are placed in booking order. */
+  bookedAt: number;
 }
 
 export interface Slot {
@@ -82,8 +88,8 @@ interface FloorRow {
   /** [id, seats, min_party, bookable online (the table and its area)] */
   tables: [string, number, number, boolean][];
   combinations: string[][];
-  /** [id, start (ms), duration (minutes), table ids]; with `holdsOn` only. */
-  holds: [string, number, number, string[]][] | null;
+  /** [id, start (ms), duration (minutes), table ids, party, booked (ms)]; with `holdsOn` only. */
+  holds: [string, number, number, string[], number, number][] | null;
   version: string | null;
 }
 
@@ -104,7 +110,8 @@ export async function loadFloor(
       ? sql`null`
       : sql`(
         SELECT coalesce(json_agg(json_build_array(
-          h.id, (extract(epoch FROM h.starts_at) * 1000)::bigint, h.duration_minutes, h.table_ids)), '[]')
+          h.id, (extract(epoch FROM h.starts_at) * 1000)::bigint, h.duration_minutes, h.table_ids,
+          h.party_size, (extract(epoch FROM h.created_at) * 1000)::bigint)), '[]')
         FROM reservations h
         WHERE h.tenant_id = r.id AND h.deleted_at IS NULL
           AND h.status IN (${sql.join(holdingStatuses)})
@@ -159,11 +166,13 @@ export async function loadFloor(
     guestLeadMinutes: row.guest_lead_minutes,
     tables,
     combinations: row.combinations.filter((ids) => ids.every((id) => known.has(id))),
-    holds: (row.holds ?? []).map(([id, start, minutes, tableIds]) => ({
+    holds: (row.holds ?? []).map(([id, start, minutes, tableIds, party, bookedAt]) => ({
       id,
       start: Number(start),
       end: Number(start) + minutes * 60_000,
       tableIds,
+      party,
+      bookedAt: Number(bookedAt),
     })),
     version: row.version ?? '0',
   };
@@ -180,24 +189,67 @@ export function slotTimes(floor: Floor, date: string): number[] {
   return [...times].sort((a, b) => a - b);
 }
 
-/** The reservations holding tables between `from` and `until`, but `except` (the one being changed). */
-export async function loadHolds(ctx: Ctx, from: number, until: number, except?: string): Promise<Hold[]> {
-  const rows = await ctx.db
-    .selectFrom('reservations')
-    .select(['id', 'starts_at', 'duration_minutes', 'table_ids'])
-    .where('tenant_id', '=', tenantOf(ctx))
-    .where('deleted_at', 'is', null)
-    .where('status', 'in', [...holdingStatuses])
-    .where('starts_at', '<', new Date(until))
-    .where(sql<boolean>`starts_at + duration_minutes * interval '1 minute' > ${new Date(from)}`)
-    .$if(except !== undefined, (q) => q.where('id', '!=', except as string))
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    start: r.starts_at.getTime(),
-    end: r.starts_at.getTime() + r.duration_minutes * 60_000,
-    tableIds: r.table_ids,
-  }));
+/** Intervals [from, until) joined where they overlap or touch, ascending. */
+function merged(spans: readonly (readonly [number, number])[]): [number, number][] {
+  const joined: [number, number][] = [];
+  for (const [from, until] of [...spans].sort((a, b) => a[0] - b[0])) {
+    const last = joined.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], until);
+    else joined.push([from, until]);
+  }
+  return joined;
+}
+
+/**
+ * The reservations holding tables at any time of `spans`, with `known` (holds already read), and
+ * every reservation overlapping one without tables among them, in turn: where placeHolds seats a
+ * reservation without tables depends on those it overlaps, so they are read as well, until none
+ * is missing (usually at once: most reservations have their tables).
+ */
+export async function loadHolds(
+  ctx: Ctx,
+  spans: readonly (readonly [number, number])[],
+  known: readonly Hold[] = [],
+): Promise<Hold[]> {
+  const byId = new Map(known.map((hold) => [hold.id, hold]));
+  let frontier: (readonly [number, number])[] = [
+    ...spans,
+    ...known.filter((hold) => hold.tableIds.length === 0).map((hold) => [hold.start, hold.end] as const),
+  ];
+  while (frontier.length > 0) {
+    const rows = await ctx.db
+      .selectFrom('reservations')
+      .select(['id', 'starts_at', 'duration_minutes', 'table_ids', 'party_size', 'created_at'])
+      .where('tenant_id', '=', tenantOf(ctx))
+      .where('deleted_at', 'is', null)
+      .where('status', 'in', [...holdingStatuses])
+      .where((eb) =>
+        eb.or(
+          merged(frontier).map(([from, until]) =>
+            eb.and([
+              eb('starts_at', '<', new Date(until)),
+              sql<boolean>`starts_at + duration_minutes * interval '1 minute' > ${new Date(from)}`,
+            ]),
+          ),
+        ),
+      )
+      .execute();
+    frontier = [];
+    for (const row of rows) {
+      if (byId.has(row.id)) continue;
+      const hold: Hold = {
+        id: row.id,
+        start: row.starts_at.getTime(),
+        end: row.starts_at.getTime() + row.duration_minutes * 60_000,
+        tableIds: row.table_ids,
+        party: row.party_size,
+        bookedAt: row.created_at.getTime(),
+      };
+      byId.set(hold.id, hold);
+      if (hold.tableIds.length === 0) frontier.push([hold.start, hold.end]);
+    }
+  }
+  return [...byId.values()];
 }
 
 function busyTables(holds: readonly Hold[], start: number, end: number): Set<string> {
@@ -236,6 +288,32 @@ export function findPlace(floor: Floor, holds: readonly Hold[], want: PlaceReque
     if (seats >= want.party && (!bestSet || seats < bestSet.seats)) bestSet = { ids, seats };
   }
   return bestSet?.ids ?? null;
+}
+
+/** Booking order: when booked, then id. */
+const byBooking = (a: Hold, b: Hold) => a.bookedAt - b.bookedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Where the reservations sit: one with tables at its own; each without (booked through the API,
+ * which assigns none unless asked) at the tables Servery would give it, in booking order, against
+ * those placed before it, as staff would seat it (any table). So a reservation without tables
+ * holds room as surely as one with. One that finds none (a table deleted or made smaller since)
+ * holds nothing and is listed in `unplaced`.
+ */
+export function placeHolds(floor: Floor, holds: readonly Hold[]): { holds: Hold[]; unplaced: Set<string> } {
+  const placed = holds.filter((hold) => hold.tableIds.length > 0);
+  const unplaced = new Set<string>();
+  for (const hold of holds.filter((h) => h.tableIds.length === 0).sort(byBooking)) {
+    const place = findPlace(floor, placed, {
+      start: hold.start,
+      minutes: (hold.end - hold.start) / 60_000,
+      party: hold.party,
+      guest: false,
+    });
+    if (place) placed.push({ ...hold, tableIds: place });
+    else unplaced.add(hold.id);
+  }
+  return { holds: placed, unplaced };
 }
 
 /** Whether the named tables exist, are free for the whole time and seat the party together. */
@@ -298,7 +376,9 @@ interface DayPlan extends Versioned {
 async function dayPlan(ctx: Ctx, date: string): Promise<DayPlan> {
   return keptFor(ctx, date, async () => {
     const { holds, version, ...floor } = await loadFloor(ctx, [date], date);
-    return { version, floor, times: slotTimes(floor, date), holds, places: new Map() };
+    // Reservations without tables take the room placeHolds gives them (it reads their neighbours).
+    const placed = placeHolds(floor, await loadHolds(ctx, [], holds)).holds;
+    return { version, floor, times: slotTimes(floor, date), holds: placed, places: new Map() };
   });
 }
 

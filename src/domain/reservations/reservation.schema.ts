@@ -47,7 +47,8 @@ const startsAt = Type.String({
 });
 const tableIds = Type.Array(Id, {
   maxItems: reservationLimits.tableIds,
-  description: 'Tables that must be free and seat the party together; without, Servery assigns one.',
+  description:
+    'Tables that must be free and seat the party together. Without: no tables yet (`table_ids` empty), but the booking is only accepted when a table is free for the party.',
 });
 
 export const ReservationInputSchema = Type.Object(
@@ -108,7 +109,8 @@ export const ReservationPatchSchema = Type.Object(
     duration_minutes: Type.Optional(Duration),
     table_ids: Type.Optional({
       ...tableIds,
-      description: 'Tables that must be free and seat the party together; empty: Servery assigns one.',
+      description:
+        'Tables that must be free and seat the party together; empty: Servery assigns free tables that seat the party. Without it, the reservation keeps its tables while they are still free and seat it (else Servery assigns others), and one without tables stays without.',
     }),
     guest_name: Type.Optional(Type.String({ minLength: 1, maxLength: reservationLimits.guestName })),
     note: Type.Optional(nullable(Type.String({ maxLength: reservationLimits.note }))),

@@ -9,7 +9,16 @@ import { isUuid, newId, newSecret, sha256 } from '../shared/ids.ts';
 import { inPageOrder, type ListOrder, type PageRange } from '../shared/paging.ts';
 import { assertTransition } from '../shared/state-machine.ts';
 import { localDate } from '../store/schedule.ts';
-import { type Floor, findPlace, loadFloor, loadHolds, slotTimes, tablesFit } from './availability.ts';
+import {
+  type Floor,
+  findPlace,
+  type Hold,
+  loadFloor,
+  loadHolds,
+  placeHolds,
+  slotTimes,
+  tablesFit,
+} from './availability.ts';
 import type { Reservation, ReservationInput, ReservationPatch } from './reservation.schema.ts';
 import { queueReservationEmail } from './reservation-email.ts';
 import { defaultDuration } from './reservation-settings.service.ts';
@@ -155,30 +164,78 @@ function checkDistinct(tableIds: readonly string[]): void {
 }
 
 /**
- * The tables the reservation holds: the named ones when they are free and seat the party, else
- * (none named) `keep` when still free and big enough, else a free table or combination Servery
- * picks; 409 slot_unavailable when there is none.
+ * Which tables a reservation is to have:
+ * - `named`: exactly these (the API's or the host's choice);
+ * - `assign`: Servery picks free tables that seat the party, keeping the ones given (its tables
+ *   until now) while they are still free and seat it (staff and guests booking, a move of a
+ *   reservation with tables, PATCH `table_ids: []` with none kept);
+ * - `none`: no tables yet (the API without `table_ids`), but room must be free for it all the same.
+ */
+type TableChoice = { named: readonly string[] } | { assign: readonly string[] } | 'none';
+
+/** The reservation as a hold at the wanted time, with `tableIds`. */
+function holdOf(
+  want: { start: number; minutes: number; party: number },
+  id: string,
+  bookedAt: number,
+  tableIds: readonly string[],
+): Hold {
+  return {
+    id,
+    start: want.start,
+    end: want.start + want.minutes * 60_000,
+    tableIds,
+    party: want.party,
+    bookedAt,
+  };
+}
+
+/**
+ * The tables the reservation `self` holds at the wanted time (see TableChoice), checked against
+ * every other reservation holding tables then. Reservations without tables count at the tables
+ * placeHolds gives them; named tables may take such a place when placeHolds then finds the other
+ * reservation room elsewhere, so no reservation that had room loses it. 409 slot_unavailable
+ * (`table_ids` for named tables, else `starts_at`) when there is none.
  */
 async function placeFor(
   ctx: Ctx,
   floor: Floor,
   want: { start: number; minutes: number; party: number; guest: boolean },
-  named: readonly string[] | undefined,
-  keep: readonly string[],
-  except?: string,
+  choice: TableChoice,
+  self: { id: string; bookedAt: number; was?: Hold },
 ): Promise<string[]> {
-  const holds = await loadHolds(ctx, want.start, want.start + want.minutes * 60_000, except);
-  if (named !== undefined && named.length > 0) {
-    checkDistinct(named);
-    if (!tablesFit(floor, holds, want, named))
+  const spans: [number, number][] = [[want.start, want.start + want.minutes * 60_000]];
+  if (self.was) spans.push([self.was.start, self.was.end]);
+  const all = await loadHolds(ctx, spans);
+  const others = all.filter((hold) => hold.id !== self.id);
+  const before = placeHolds(floor, self.was ? [...others, self.was] : others).unplaced;
+  /** Whether the reservation with `tableIds` leaves every other one that had room with room. */
+  const fits = (tableIds: readonly string[]) => {
+    const after = placeHolds(floor, [...others, holdOf(want, self.id, self.bookedAt, tableIds)]).unplaced;
+    return [...after].every((id) => id !== self.id && before.has(id));
+  };
+  const ownTables = others.filter((hold) => hold.tableIds.length > 0);
+  if (typeof choice === 'object' && 'named' in choice) {
+    checkDistinct(choice.named);
+    if (!tablesFit(floor, ownTables, want, choice.named))
       throw unavailable(
         'These tables do not exist, are not free then, or do not seat the party.',
         'table_ids',
       );
-    return [...named];
+    if (!fits(choice.named))
+      throw unavailable(
+        'These tables are free, but reservations without tables need them then: there is no room left for them elsewhere.',
+        'table_ids',
+      );
+    return [...choice.named];
   }
-  if (keep.length > 0 && tablesFit(floor, holds, want, keep)) return [...keep];
-  const place = findPlace(floor, holds, want);
+  if (choice === 'none') {
+    if (!fits([])) throw unavailable('No table is free for this party at this time.', 'starts_at');
+    return [];
+  }
+  const keep = choice.assign;
+  if (keep.length > 0 && tablesFit(floor, ownTables, want, keep) && fits(keep)) return [...keep];
+  const place = findPlace(floor, placeHolds(floor, others).holds, want);
   if (!place) throw unavailable('No table is free for this party at this time.', 'starts_at');
   return place;
 }
@@ -197,8 +254,9 @@ async function insertWithFreshCode(ctx: Ctx, row: Omit<Insertable<ReservationsTa
 }
 
 /**
- * A new reservation (POST /reservations; staff and guests later): every rule of the spec's table,
- * the time one that is offered and not past, tables free for the whole duration. Emits
+ * A new reservation (POST /reservations, staff at the dashboard, guests at the storefront): every
+ * rule of the spec's table, the time one that is offered and not past, room free for the whole
+ * duration (the tables named, else tables Servery picks; through the API none yet). Emits
  * reservation.created and, with guest_email and notify_guest not false, e-mails the guest (never
  * from a test restaurant).
  */
@@ -217,19 +275,23 @@ export async function createReservation(
   const floor = await loadFloor(ctx, datesAround(start));
   checkOffered(floor, start, now.getTime());
   const minutes = input.duration_minutes ?? defaultDuration(floor.durations, input.party_size);
+  // The API gives a reservation the tables asked for, or none yet (spec: `table_ids` default
+  // none); staff at the dashboard and guests at the storefront get free tables Servery picks.
+  const named = input.table_ids !== undefined && input.table_ids.length > 0;
+  const id = newId();
   const tableIds = await placeFor(
     ctx,
     floor,
     { start, minutes, party: input.party_size, guest: source === 'guest' },
-    input.table_ids,
-    [],
+    named ? { named: input.table_ids as string[] } : source === 'api' ? 'none' : { assign: [] },
+    { id, bookedAt: now.getTime() },
   );
   const emailed = input.guest_email !== undefined && input.notify_guest !== false && floor.livemode;
   // Where the storefront's address is known, the guest's e-mail has a link to cancel.
   const cancelToken = emailed && ctx.storefront !== undefined ? newSecret('rct_') : null;
   const row = await insertWithFreshCode(ctx, {
     tenant_id: tenantOf(ctx),
-    id: newId(),
+    id,
     status: input.status ?? 'confirmed',
     starts_at: new Date(start),
     duration_minutes: minutes,
@@ -312,13 +374,31 @@ export async function updateReservation(ctx: Ctx, id: string, patch: Reservation
     const start = next.starts_at.getTime();
     const floor = await loadFloor(ctx, datesAround(start));
     if (start !== row.starts_at.getTime()) checkOffered(floor, start, now.getTime());
+    // Named tables; `[]`: Servery picks; else the tables kept while they fit (others picked when
+    // not), and a reservation without tables stays without.
+    const choice: TableChoice =
+      patch.table_ids !== undefined && patch.table_ids.length > 0
+        ? { named: patch.table_ids }
+        : patch.table_ids !== undefined
+          ? { assign: [] }
+          : row.table_ids.length > 0
+            ? { assign: row.table_ids }
+            : 'none';
     next.table_ids = await placeFor(
       ctx,
       floor,
       { start, minutes: next.duration_minutes, party: next.party_size, guest: false },
-      patch.table_ids,
-      row.table_ids,
-      row.id,
+      choice,
+      {
+        id: row.id,
+        bookedAt: row.created_at.getTime(),
+        was: holdOf(
+          { start: row.starts_at.getTime(), minutes: row.duration_minutes, party: row.party_size },
+          row.id,
+          row.created_at.getTime(),
+          row.table_ids,
+        ),
+      },
     );
   }
   const changed = patchFields.filter((field) => !sameValue(next[field], row[field]));

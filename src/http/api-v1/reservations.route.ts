@@ -165,8 +165,9 @@ export const createReservationRoute = apiRoute({
     summary: 'Book a table',
     description:
       'Books like staff (every table, no lead time, no horizon) but never overbooks: a time not offered for its ' +
-      'day, a past time, or no free table is 409 `slot_unavailable`. Without `table_ids` Servery assigns the ' +
-      'smallest free table that fits, else the smallest allowed combination. Emits `reservation.created`; with ' +
+      'day, a past time, or no free table is 409 `slot_unavailable`. Without `table_ids` the reservation has no ' +
+      'tables yet (`table_ids` empty) but still needs a free table for the party, and holds that room (assign ' +
+      'tables later with PATCH). Emits `reservation.created`; with ' +
       '`guest_email` the guest is e-mailed unless `notify_guest` is false (never from a test restaurant).',
     tags,
     body: ReservationInputSchema,
@@ -194,7 +195,8 @@ export const updateReservationRoute = apiRoute({
       'cancelled; confirmed → seated, cancelled, no_show; seated → done); anything else is 409 ' +
       '`invalid_transition` naming the statuses possible now. Time, party, duration and tables change only ' +
       'while pending or confirmed (else 409 `invalid_transition`) and must still be bookable (409 ' +
-      '`slot_unavailable`); the tables are kept while they still fit, else Servery assigns others. A 409 ' +
+      '`slot_unavailable`); the tables are kept while they still fit, else Servery assigns others; a reservation ' +
+      'without tables stays without unless `table_ids` is sent (`[]`: Servery assigns). A 409 ' +
       'changes nothing. Emits `reservation.updated` with `changed` and `previous` (and `previous_status`); a ' +
       'PATCH that changes nothing emits nothing. Takes `Idempotency-Key`.',
     tags,

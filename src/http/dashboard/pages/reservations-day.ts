@@ -10,11 +10,32 @@ import type { DashboardArea, DashboardTable } from '../../../domain/store/table.
  * row, so no cell is ever shared. Cancelled and declined reservations hold no table, and a
  * reservation outside the day's times (after midnight, of the day before's late opening) has no
  * column: only the list below the grid shows them.
+ * Where the times break (lunch, then dinner: no time offered between 13:45 and 17:30), a narrow
+ * column marks the break, so the columns either side are never read as one run; a reservation
+ * running across it spans it too. The first time of each run is labelled with its own time.
  */
 
 const offTheFloor: readonly ReservationStatus[] = ['cancelled', 'declined'];
 
-export type GridCell = { reservation: Reservation; span: number } | null;
+/** A column of the grid: a time offered (the first of its run or not), or a break between runs. */
+export type GridColumn =
+  | { kind: 'time'; time: number; runStart: boolean }
+  | { kind: 'break'; after: number; before: number };
+
+/** The grid's columns: `times` (ascending) with a break wherever the next is more than `slotMinutes` on. */
+export function gridColumns(times: readonly number[], slotMinutes: number): GridColumn[] {
+  const columns: GridColumn[] = [];
+  times.forEach((time, index) => {
+    const previous = times[index - 1];
+    const runStart = previous === undefined || time - previous > slotMinutes * 60_000;
+    if (previous !== undefined && runStart) columns.push({ kind: 'break', after: previous, before: time });
+    columns.push({ kind: 'time', time, runStart });
+  });
+  return columns;
+}
+
+/** A cell of a line: a reservation across `span` columns (breaks it runs across included), empty, or a break's. */
+export type GridCell = { reservation: Reservation; span: number } | null | 'break';
 
 export interface GridRow {
   /** null: reservations whose tables are gone (or that have none). */
@@ -61,13 +82,47 @@ function linesOf(times: readonly number[], reservations: readonly Reservation[])
   });
 }
 
-/** The grid of a day: `times` its columns (ascending, at least one), `reservations` of the day by start. */
+/**
+ * A line's cells over the times, with the breaks put in: a reservation whose columns lie on both
+ * sides of a break spans it, any other line gets the break's own cell there.
+ */
+function withBreaks(columns: readonly GridColumn[], cells: readonly GridCell[]): GridCell[] {
+  const out: GridCell[] = [];
+  let next = 0; // the next of `cells`
+  let covered = 0; // time columns the last reservation cell still covers
+  let last: { reservation: Reservation; span: number } | null = null;
+  for (const column of columns) {
+    if (column.kind === 'break') {
+      if (covered > 0 && last) last.span += 1;
+      else out.push('break');
+      continue;
+    }
+    if (covered > 0) {
+      covered -= 1;
+      continue;
+    }
+    const cell = cells[next] ?? null;
+    next += 1;
+    if (cell !== null && cell !== 'break') {
+      last = { ...cell };
+      out.push(last);
+      covered = cell.span - 1;
+    } else out.push(null);
+  }
+  return out;
+}
+
+/**
+ * The grid of a day: `columns` of its times (gridColumns: at least one time), `reservations` of
+ * the day by start.
+ */
 export function dayGrid(
-  times: readonly number[],
+  columns: readonly GridColumn[],
   areas: readonly DashboardArea[],
   tables: readonly DashboardTable[],
   reservations: readonly Reservation[],
 ): GridGroup[] {
+  const times = columns.flatMap((column) => (column.kind === 'time' ? [column.time] : []));
   const first = times[0] as number;
   const last = times.at(-1) as number;
   const onFloor = reservations.filter(
@@ -76,12 +131,11 @@ export function dayGrid(
       reservation.starts_at.getTime() <= last &&
       reservation.starts_at.getTime() + reservation.duration_minutes * 60_000 > first,
   );
+  const linesAt = (held: readonly Reservation[]) =>
+    linesOf(times, held).map((line) => withBreaks(columns, line));
   const rowOf = (table: DashboardTable): GridRow => ({
     table,
-    lines: linesOf(
-      times,
-      onFloor.filter((reservation) => reservation.table_ids.includes(table.id)),
-    ),
+    lines: linesAt(onFloor.filter((reservation) => reservation.table_ids.includes(table.id))),
   });
   const groups: GridGroup[] = [...areas, null]
     .map((area) => ({
@@ -92,7 +146,7 @@ export function dayGrid(
   const known = new Set(tables.map((table) => table.id));
   const placeless = onFloor.filter((reservation) => !reservation.table_ids.some((id) => known.has(id)));
   if (placeless.length === 0) return groups;
-  const row = { table: null, lines: linesOf(times, placeless) };
+  const row = { table: null, lines: linesAt(placeless) };
   const withoutArea = groups.at(-1);
   if (withoutArea?.area === null) withoutArea.rows.push(row);
   else groups.push({ area: null, rows: [row] });

@@ -38,7 +38,7 @@ import { type StorefrontHosts, storefrontAddress } from '../../storefront/storef
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import { FormReader, type FormValues, sentValues } from './menu-forms.ts';
-import { dayGrid } from './reservations-day.ts';
+import { dayGrid, gridColumns } from './reservations-day.ts';
 import {
   bookingInput,
   bookingRefusal,
@@ -85,13 +85,17 @@ const doneMessages = new Set(['booked', 'deleted', 'saved', 'unchanged', 'status
 
 const isDate = (text: string) => /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text).isValid;
 
-/** A day's times, and the span of instants its reservations start in (a window past midnight included). */
+/**
+ * A day's times, its booking interval, and the span of instants its reservations start in (a
+ * window past midnight included).
+ */
 async function dayOf(ctx: Ctx, timezone: string, date: string) {
-  const times = slotTimes(await loadFloor(ctx, [date]), date);
+  const floor = await loadFloor(ctx, [date]);
+  const times = slotTimes(floor, date);
   const midnight = DateTime.fromISO(date, { zone: timezone });
   const from = Math.min(midnight.toMillis(), times[0] ?? Number.POSITIVE_INFINITY);
   const until = Math.max(midnight.plus({ days: 1 }).toMillis(), (times.at(-1) ?? 0) + 1);
-  return { times, from: new Date(from), until: new Date(until) };
+  return { times, slotMinutes: floor.slotMinutes, from: new Date(from), until: new Date(until) };
 }
 
 /*
@@ -289,7 +293,8 @@ export function reservationsPages(
     base,
     reservationsPage(hosts, async (request, reply, page) => {
       const { date, errors } = askedDate(request, page);
-      const { times, from, until } = await dayOf(page.ctx, page.restaurant.timezone, date);
+      const { times, slotMinutes, from, until } = await dayOf(page.ctx, page.restaurant.timezone, date);
+      const columns = gridColumns(times, slotMinutes);
       const reservations = await listReservations(
         page.ctx,
         { starts_from: from, starts_until: until },
@@ -307,7 +312,8 @@ export function reservationsPages(
           previous: day.minus({ days: 1 }).toISODate(),
           next: day.plus({ days: 1 }).toISODate(),
           times,
-          groups: times.length === 0 ? [] : dayGrid(times, floor.areas, floor.tables, reservations),
+          columns,
+          groups: times.length === 0 ? [] : dayGrid(columns, floor.areas, floor.tables, reservations),
           reservations,
           tableLabels: (reservation: Reservation) =>
             reservation.table_ids

@@ -114,6 +114,8 @@ export function checkoutError(
     lineNames: string[];
     minOrder: string;
     earliest: string;
+    /** The store is paused without an end: no order now or for later (placeOrder's rule). */
+    pausedWithoutEnd: boolean;
   },
 ): FormError {
   const field = fieldOfParam(error.param);
@@ -131,6 +133,7 @@ export function checkoutError(
     return said(context.input.items.length === 0 ? 'empty' : 'minOrder', { amount: context.minOrder });
   if (param === 'requested_for') {
     const later = Boolean(context.input.requested_for);
+    if (error.code === 'slot_unavailable' && context.pausedWithoutEnd) return said('pausedWithoutEnd');
     if (error.code === 'slot_unavailable')
       return said(later ? 'timeUnavailable' : 'closedNow', { earliest: context.earliest });
     return said(later ? 'noPreorders' : 'requestedFor');

@@ -9,7 +9,11 @@ import { dietKeys } from '../../../domain/menu/diet-names.ts';
 import type { Menu } from '../../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../../domain/menu/menu.service.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
-import { placeOrder } from '../../../domain/orders/order-placement.service.ts';
+import {
+  pausedWithoutEnd,
+  placeOrder,
+  takesLaterOrders,
+} from '../../../domain/orders/order-placement.service.ts';
 import { finalOrderStatuses } from '../../../domain/orders/order-status.ts';
 import type { PaymentProvider } from '../../../domain/payments/payment-provider.ts';
 import {
@@ -224,6 +228,9 @@ export async function storefrontPagesPlugin(
           base: page.base,
           money: page.money,
           time: page.time,
+          // Whether to offer ordering for later: placeOrder's rule, so the page says what it does.
+          laterOrders: takesLaterOrders(page.store),
+          pausedWithoutEnd: pausedWithoutEnd(page.store),
           labels: translator(page.view.locale, 'dashboard'),
           allergenKeys,
           dietKeys,
@@ -424,14 +431,19 @@ export async function storefrontPagesPlugin(
       const lineNames = page.cart.lines.map(
         (line) => menu.products.find((product) => product.id === line.productId)?.name ?? '',
       );
+      // The lead time from now, and not before a pause's end.
       const earliest = new Date(
-        clock.now().getTime() + leadMinutes(page.store, input.type ?? 'pickup') * 60_000,
+        Math.max(
+          clock.now().getTime() + leadMinutes(page.store, input.type ?? 'pickup') * 60_000,
+          page.store.paused_until?.getTime() ?? 0,
+        ),
       );
       const context = {
         input,
         lineNames,
         minOrder: page.money(page.store.min_order),
         earliest: page.time(earliest),
+        pausedWithoutEnd: pausedWithoutEnd(page.store),
       };
       const refused = (errors: FormError[]) => cartPage(reply, page, { values, errors });
       if (unreadable.length > 0)
