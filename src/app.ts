@@ -33,6 +33,7 @@ import { acceptJsonBodies, refuseBodiesOfBodilessMethods } from './http/shared/j
 import { notFoundOrMethodNotAllowed } from './http/shared/method-not-allowed.ts';
 import { parseQueryString } from './http/shared/query-string.ts';
 import { validatorCompiler } from './http/shared/validation.ts';
+import { unknownPage } from './http/site/not-found-page.ts';
 import { sitePagesPlugin } from './http/site/site-pages.plugin.ts';
 import { storefrontPagesPlugin } from './http/storefront/pages/storefront-pages.plugin.ts';
 import { storefrontAddress } from './http/storefront/storefront-address.ts';
@@ -131,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   acceptJsonBodies(app, 'refuse');
   app.addHook('preValidation', refuseBodiesOfBodilessMethods);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
+  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app, unknownPage));
   if (deps.metrics) countRequests(app, deps.metrics);
   if (deps.config.tracing) nameServerSpansByRoute(app);
   // Limiters passed in belong to the caller; those opened here close with the app.

@@ -40,4 +40,13 @@ export async function assetsPlugin(app: FastifyInstance): Promise<void> {
       reply.header('x-content-type-options', 'nosniff');
     },
   });
+
+  /*
+   * Browsers ask for /favicon.ico where a page names no icon (the API's JSON, a file): sent on to
+   * the site's icon. The icon's address changes with the assets' version, so the redirect is kept
+   * for a day only.
+   */
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').redirect(assetUrl('favicon.svg'), 302),
+  );
 }

@@ -24,6 +24,8 @@ export interface PageView {
   /** The page's namespaces in turn, then the shared `pages`. */
   t: TFunction;
   stylesheet: string;
+  /** The site's icon (the layout's `<link rel="icon">`). */
+  icon: string;
   /** The header's second line: the surface's name, linking to its home. */
   surface?: { name: string; home: string };
   nav?: NavItem[];
@@ -36,10 +38,16 @@ export interface PageView {
 export function pageView(
   locale: Locale,
   namespaces: string | readonly string[],
-  extras: Omit<PageView, 'locale' | 't' | 'stylesheet'> = {},
+  extras: Omit<PageView, 'locale' | 't' | 'stylesheet' | 'icon'> = {},
 ): PageView {
   const catalogs = [...(typeof namespaces === 'string' ? [namespaces] : namespaces), 'pages'];
-  return { locale, t: translator(locale, catalogs), stylesheet: assetUrl('site.css'), ...extras };
+  return {
+    locale,
+    t: translator(locale, catalogs),
+    stylesheet: assetUrl('site.css'),
+    icon: assetUrl('favicon.svg'),
+    ...extras,
+  };
 }
 
 /** Renders a page's template (`<surface>/pages/<name>`) with the view and the page's data. */
