@@ -4,7 +4,7 @@ import { InputError } from '../domain/shared/errors.ts';
 import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
 import { clockCommand } from './clock.commands.ts';
-import { demoGuestsCommand } from './demo.commands.ts';
+import { demoGuestsCommand, demoTokenCommand } from './demo.commands.ts';
 import { distributeCommand } from './distribute.commands.ts';
 import { createRestaurantCommand, restaurantSubscriptionCommand } from './restaurant.commands.ts';
 import { migrateCommand, serveCommand } from './service.commands.ts';
@@ -86,8 +86,12 @@ Sandbox clock (development only: SANDBOX_CLOCK=true for the service and these co
 Demo
   demo guests [--slug <s>] [--orders <n>] [--every <seconds>] [--url <base>]
                                     guests order at the running service's storefront (default:
-                                    the demo restaurant, 10 orders, one every 3 s, at BASE_URL)
+                                    the demo restaurant, 10 orders, one every 3 s, at BASE_URL,
+                                    else http://localhost:$PORT, as the service reads them)
                                     and each order placed is printed as it goes
+  demo token [--restaurant <slug>]  a fresh access token (one hour) and refresh token of the
+                                    demo app for each restaurant it is connected to, or the one
+                                    named (e.g. trattoria-demo), printed once
 
   help, --help                      this list
 
@@ -123,6 +127,7 @@ const commands: Readonly<Record<string, Command>> = {
   'clock advance': clockCommand('advance'),
   'clock reset': clockCommand('reset'),
   'demo guests': demoGuestsCommand,
+  'demo token': demoTokenCommand,
 };
 
 /** The commands named by a noun and a verb: `owner create`, `app approve`... */

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
 import { createAccount } from '../domain/accounts/accounts.service.ts';
+import { signUpDeveloper } from '../domain/accounts/developer-sign-up.ts';
 import { createApp, setAppStatus } from '../domain/apps/apps.service.ts';
-import { issueAccessToken } from '../domain/connections/access-tokens.ts';
 import { consentToApp } from '../domain/connections/connections.service.ts';
 import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import { type Clock, systemCtx } from '../domain/shared/context.ts';
@@ -11,6 +11,12 @@ import { scopes } from '../domain/shared/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
 import { demoMenu, demoMenuSummary } from './demo-menu.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
+import {
+  type DemoConnectionTokens,
+  demoDeveloperEmail,
+  describeDemoTokens,
+  issueDemoTokens,
+} from './demo-tokens.ts';
 
 export interface DemoData {
   owner: { email: string; password: string };
@@ -18,9 +24,10 @@ export interface DemoData {
   developer: { email: string; password: string };
   testRestaurant: { id: string; name: string; slug: string };
   app: { clientId: string; clientSecret: string; redirectUri: string };
+  /** The app's token pairs: for the live restaurant (where guests order) and the test restaurant. */
+  tokens: { live: DemoConnectionTokens; test: DemoConnectionTokens };
+  /** The app's access token for the test restaurant (tokens.test.accessToken). */
   accessToken: string;
-  /** The app's token for the live restaurant. */
-  liveAccessToken: string;
 }
 
 /**
@@ -53,24 +60,14 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
     await demoFloor({ ...ctx, tenantId: restaurant.id });
     await demoMenu({ ...ctx, tenantId: restaurant.id });
 
-    const developerLogin = { email: 'developer@demo.servery.test', password: password() };
-    const developer = await createAccount(ctx, {
+    // Signed up as any developer is: "Demo Developer Test Restaurant", with the demo menu.
+    const developerLogin = { email: demoDeveloperEmail, password: password() };
+    const { account: developer, restaurant: testRestaurant } = await signUpDeveloper(ctx, {
       ...developerLogin,
       name: 'Demo Developer',
-      developer: true,
-    });
-    const testRestaurant = await createRestaurant(ctx, {
-      name: 'Demo Developer Test Restaurant',
-      timezone: 'Europe/Berlin',
-      currency: 'EUR',
-      country: 'DE',
-      plan: 'pro',
-      livemode: false,
-      ownerIds: [developer.id],
     });
     await demoStore({ ...ctx, tenantId: testRestaurant.id }, testRestaurant.timezone);
     await demoFloor({ ...ctx, tenantId: testRestaurant.id });
-    await demoMenu({ ...ctx, tenantId: testRestaurant.id });
     const redirectUri = 'http://127.0.0.1:8080/callback';
     const { app, clientSecret } = await createApp(ctx, {
       developerId: developer.id,
@@ -80,32 +77,31 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
       scopes,
     });
     await setAppStatus(ctx, app.clientId, 'approved');
-    const connection = await consentToApp(ctx, { tenantId: testRestaurant.id, appId: app.id, scopes });
-    const { token } = await issueAccessToken(ctx, {
-      tenantId: testRestaurant.id,
-      connectionId: connection.connectionId,
-      scopes,
-    });
-    // Its owner connected the app to the live restaurant too, where `servery demo guests` orders.
-    const live = await consentToApp(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
-    const { token: liveToken } = await issueAccessToken(ctx, {
-      tenantId: restaurant.id,
-      connectionId: live.connectionId,
-      scopes,
-    });
+    // Connected to the developer's test restaurant, and by its owner to the live restaurant, where
+    // `servery demo guests` orders; a token pair for each, as `servery demo token` makes them.
+    await consentToApp(ctx, { tenantId: testRestaurant.id, appId: app.id, scopes });
+    await consentToApp(ctx, { tenantId: restaurant.id, appId: app.id, scopes });
+    const { tokens } = await issueDemoTokens(ctx);
+    const pairOf = (id: string) => {
+      const pair = tokens.find((candidate) => candidate.restaurant.id === id);
+      if (!pair) throw new Error(`the demo app has no tokens for restaurant ${id}`);
+      return pair;
+    };
+    const [live, test] = [pairOf(restaurant.id), pairOf(testRestaurant.id)];
     return {
       owner: ownerLogin,
       restaurant: { id: restaurant.id, name: restaurant.name, slug: restaurant.slug },
       developer: developerLogin,
       testRestaurant: { id: testRestaurant.id, name: testRestaurant.name, slug: testRestaurant.slug },
       app: { clientId: app.clientId, clientSecret: clientSecret ?? '', redirectUri },
-      accessToken: token,
-      liveAccessToken: liveToken,
+      tokens: { live, test },
+      accessToken: test.accessToken,
     };
   });
 }
 
 export function describeDemoData(demo: DemoData, baseUrl: string): string {
+  const { live, test } = demo.tokens;
   return [
     '',
     'Demo data created. These passwords and secrets are shown this once:',
@@ -121,17 +117,24 @@ export function describeDemoData(demo: DemoData, baseUrl: string): string {
     `                     client_secret ${demo.app.clientSecret}`,
     `                     redirect_uri ${demo.app.redirectUri} (approved, connected to both restaurants)`,
     '',
-    '  Try the API with the app’s access token (valid one hour):',
-    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/me`,
-    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/store`,
-    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/tables`,
-    `    curl -H 'Authorization: Bearer ${demo.accessToken}' ${baseUrl}/v1/menu`,
+    '  The app’s tokens, a pair for each restaurant (access tokens are valid one hour):',
+    ...describeDemoTokens([live, test], '    '),
+    '  When they expire, fresh ones (without --restaurant: for each restaurant):',
+    `    npm run servery -- demo token --restaurant ${live.restaurant.slug}`,
+    '  or refresh as an app does (a refresh token works once; the answer has a new pair):',
+    `    curl -u '${demo.app.clientId}:${demo.app.clientSecret}' -d grant_type=refresh_token -d refresh_token=${live.refreshToken} ${baseUrl}/oauth/token`,
+    '',
+    `  Try the API in "${test.restaurant.name}":`,
+    `    curl -H 'Authorization: Bearer ${test.accessToken}' ${baseUrl}/v1/me`,
+    `    curl -H 'Authorization: Bearer ${test.accessToken}' ${baseUrl}/v1/store`,
+    `    curl -H 'Authorization: Bearer ${test.accessToken}' ${baseUrl}/v1/tables`,
+    `    curl -H 'Authorization: Bearer ${test.accessToken}' ${baseUrl}/v1/menu`,
     `  The API's description: ${baseUrl}/v1/openapi.json`,
     '',
     `  Watch guests order at "${demo.restaurant.name}": in another terminal run`,
     '    npm run servery -- demo guests',
-    '  and follow the orders as the app sees them (token valid one hour):',
-    `    curl -H 'Authorization: Bearer ${demo.liveAccessToken}' ${baseUrl}/v1/orders`,
+    `  and follow the orders as the app sees them, with the token of "${demo.restaurant.name}":`,
+    `    curl -H 'Authorization: Bearer ${live.accessToken}' ${baseUrl}/v1/orders`,
     `  or on the kitchen's order board (sign in as the owner): ${baseUrl}/dashboard`,
     '',
   ].join('\n');

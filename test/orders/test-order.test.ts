@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, call, developerSession, json, type TestApp } from '../harness.ts';
 import { assertError, ok } from '../menu/menu-helpers.ts';
+import { Browser, csrfOf } from '../oauth/consent-helpers.ts';
 import {
   guest,
   type OrderingTenant,
@@ -95,6 +96,47 @@ describe('test restaurants', () => {
     });
     assert.notEqual(refused.statusCode, 201);
     assert.equal((await ok(t, test.token, 'GET', '/orders?limit=100')).data.length, orders.data.length);
+  });
+
+  it('of a developer who just signed up in the console take a test order at once: they have the demo menu', async () => {
+    const browser = new Browser(t.app, '192.0.2.26');
+    const form = await browser.get('/console/sign-up');
+    const signedUp = await browser.post('/console/sign-up', {
+      _csrf: csrfOf(form),
+      email: 'newcomer@dev.example.test',
+      name: 'Newcomer',
+      password: 'first hour of servery',
+    });
+    assert.equal(signedUp.statusCode, 303, signedUp.body);
+    assert.equal(signedUp.headers.location, '/console');
+    const home = await browser.get('/console');
+    const action = /action="(\/console\/test-restaurants\/([0-9a-f-]+)\/test-orders)"/.exec(home.body);
+    assert.ok(action, home.body);
+    const [, testOrders, restaurantId] = action as unknown as [string, string, string];
+    const placed = await browser.post(testOrders, { _csrf: csrfOf(home) });
+    assert.equal(placed.statusCode, 303, placed.body);
+    assert.match(placed.headers.location as string, /^\/s\/newcomer-test-restaurant\/o\/sgk_/);
+    const page = await browser.get(placed.headers.location as string);
+    assert.equal(page.statusCode, 200, page.body);
+    const orders = await t.database.db
+      .selectFrom('orders')
+      .select(['status', 'items'])
+      .where('tenant_id', '=', restaurantId)
+      .execute();
+    assert.equal(orders.length, 1);
+    assert.equal(orders[0]?.status, 'pending');
+    const onSale = [
+      'Bruschetta',
+      'Vitello tonnato',
+      'Margherita',
+      'Diavola',
+      'Sparkling water',
+      'Chianti',
+      'Lemonade',
+    ];
+    const names = orders[0]?.items.map((item) => item.name) ?? [];
+    assert.equal(names.length, 2);
+    for (const name of names) assert.ok(onSale.includes(name), `${name} is on the demo menu`);
   });
 
   it('are the only restaurants with test orders', async () => {

@@ -1,3 +1,4 @@
+import { demoMenu } from '../../demo/demo-menu.ts';
 import { createRestaurant, type Restaurant } from '../restaurants/restaurants.service.ts';
 import type { Ctx } from '../shared/context.ts';
 import { type Account, createAccount, type NewAccount } from './accounts.service.ts';
@@ -11,7 +12,9 @@ const berlin = { timezone: 'Europe/Berlin', currency: 'EUR', country: 'DE' };
 
 /**
  * A developer account and its test restaurant (livemode false, pro plan, owned by the developer),
- * as the console's sign-up and `servery developer create` make them. Run it in one transaction
+ * as the console's sign-up, `servery developer create` and the demo data make them. The test
+ * restaurant gets the demo's menu, so that the console's "Place a test order" works at once (an
+ * empty menu has nothing to order). Run it in one transaction
  * (`ctx.db`): when the restaurant is refused, no account is left without one. Refusals are the
  * InputErrors of createAccount and createRestaurant.
  */
@@ -31,5 +34,6 @@ export async function signUpDeveloper(
     livemode: false,
     ownerIds: [account.id],
   });
+  await demoMenu({ ...ctx, tenantId: restaurant.id });
   return { account, restaurant };
 }
