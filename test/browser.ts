@@ -5,13 +5,15 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from './harness.ts';
+import { hangCatcherMs } from './waiting.ts';
 
 /** Where the pages' screenshots are kept for a person to look at (ignored by git). */
 export const screenshots = path.resolve(import.meta.dirname, '../test-results');
 
 /**
  * Debian's headless Chromium with a fresh profile, for the page tests; `close()` ends it and
- * removes the profile.
+ * removes the profile. Every wait of its pages (an element, a navigation, a click's target) lasts
+ * until what it waits for happens: the hang-catcher is its only bound, not Playwright's 30 s.
  */
 export async function launchChromium(): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
   mkdirSync(screenshots, { recursive: true });
@@ -28,7 +30,9 @@ export async function launchChromium(): Promise<{ browser: BrowserContext; close
       '--disable-component-update',
       '--disable-sync',
     ],
+    timeout: hangCatcherMs,
   });
+  browser.setDefaultTimeout(hangCatcherMs);
   return {
     browser,
     close: async () => {

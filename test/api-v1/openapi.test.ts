@@ -15,6 +15,7 @@ import { categoryFilterPattern } from '../../src/http/api-v1/menu-products.route
 import { apiV1Routes } from '../../src/http/api-v1/routes.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp, testBaseUrl } from '../harness.ts';
 import { type OrderingTenant, orderingTenant, place } from '../orders/order-helpers.ts';
+import { hangCatcherMs } from '../waiting.ts';
 
 /*
  * The public API's OpenAPI document and Postman collection, checked by independent tools: the
@@ -425,7 +426,7 @@ function redoclyLint(file: string): Promise<LintResult> {
       ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json'],
       {
         cwd: root,
-        timeout: 30_000,
+        timeout: hangCatcherMs,
         env: {
           ...process.env,
           PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -550,8 +551,9 @@ async function newmanRun(variables: Record<string, string> = {}) {
             today: t.clock.now().toISOString().slice(0, 10),
             ...variables,
           }).map(([key, value]) => ({ key, value })),
-          timeoutRequest: 10_000,
-          timeout: 40_000,
+          // newman's bounds of a request and of the whole run, as hang-catchers only.
+          timeoutRequest: hangCatcherMs,
+          timeout: hangCatcherMs,
         },
         (error, result) => (error ? reject(error) : resolve(result)),
       )

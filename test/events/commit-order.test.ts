@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { recordEvent } from '../../src/domain/events/events.store.ts';
 import { stampEventPositions } from '../../src/domain/events/positions.ts';
 import { buildTestApp, makeTenant, type Tenant, type TestApp, tokenFor } from '../harness.ts';
+import { eventually } from '../waiting.ts';
 import { feed } from './events-helpers.ts';
 
 /*
@@ -21,8 +22,16 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Records an event in a transaction that commits only once `commit` resolves. */
-function recordHeld(tenant: Tenant, commit: Promise<unknown>, label: string): Promise<string> {
+/**
+ * Records an event in a transaction that commits only once `commit` resolves; `inserted` is
+ * called once the event has its id and is inserted, uncommitted.
+ */
+function recordHeld(
+  tenant: Tenant,
+  commit: Promise<unknown>,
+  label: string,
+  inserted: () => void = () => {},
+): Promise<string> {
   return t.database.db.transaction().execute(async (trx) => {
     const id = await recordEvent(
       { ...t.ctx, db: trx },
@@ -34,6 +43,7 @@ function recordHeld(tenant: Tenant, commit: Promise<unknown>, label: string): Pr
         data: { object: { label } },
       },
     );
+    inserted();
     await commit;
     return id;
   });
@@ -45,8 +55,10 @@ test('an event whose transaction commits after a later one is still delivered, a
   const tenant = await makeTenant(t.ctx);
   const token = await tokenFor(t.ctx, tenant, ['orders:read']);
   let commitA!: () => void;
-  const a = recordHeld(tenant, new Promise<void>((resolve) => (commitA = resolve)), 'A');
-  await sleep(50); // A has taken its id and inserted, uncommitted
+  let insertedA!: () => void;
+  const aInserted = new Promise<void>((resolve) => (insertedA = resolve));
+  const a = recordHeld(tenant, new Promise<void>((resolve) => (commitA = resolve)), 'A', insertedA);
+  await aInserted; // A has taken its id and inserted, uncommitted
   await recordHeld(tenant, Promise.resolve(), 'B');
   const first = await feed(t, token, '?types=order.*');
   assert.deepEqual(
@@ -74,7 +86,8 @@ test('concurrent writers and a poller following next_after: every event exactly 
 
   const write = async (writer: number) => {
     for (let i = 0; i < perWriter; i++) {
-      // Each transaction holds its event for a random while: commits land out of id order.
+      // Each transaction holds its event for a random while: commits land out of id order
+      // (spacing only: the held event below makes sure some do).
       await recordHeld(tenant, sleep(Math.random() * 25), `${writer}-${i}`);
     }
   };
@@ -91,6 +104,17 @@ test('concurrent writers and a poller following next_after: every event exactly 
       await sleep(40);
     }
   };
+  // One event is surely overtaken: it takes its id before every writer's and commits only once
+  // the poller has seen one of theirs.
+  let insertedHeld!: () => void;
+  const heldInserted = new Promise<void>((resolve) => (insertedHeld = resolve));
+  const held = recordHeld(
+    tenant,
+    heldInserted.then(() => eventually('the poller seeing an event', () => seen.length > 0)),
+    'held',
+    insertedHeld,
+  );
+  await heldInserted;
   const poller = poll();
   // A second stamper, as the worker runs it, at the same time as the feed's own stamping.
   const stamper = (async () => {
@@ -99,13 +123,16 @@ test('concurrent writers and a poller following next_after: every event exactly 
       await sleep(5);
     }
   })();
-  await Promise.all(Array.from({ length: writers }, (_, writer) => write(writer)));
+  await Promise.all([held, ...Array.from({ length: writers }, (_, writer) => write(writer))]);
   writing = false;
   await Promise.all([poller, stamper]);
 
-  const expected = Array.from({ length: writers }, (_, writer) =>
-    Array.from({ length: perWriter }, (_, i) => `${writer}-${i}`),
-  ).flat();
+  const expected = [
+    'held',
+    ...Array.from({ length: writers }, (_, writer) =>
+      Array.from({ length: perWriter }, (_, i) => `${writer}-${i}`),
+    ).flat(),
+  ];
   assert.equal(seen.length, expected.length, 'no event twice, none missing');
   assert.deepEqual([...seen].sort(), [...expected].sort());
   // And the events really committed out of their id order (else the test proves nothing).

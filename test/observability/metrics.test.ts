@@ -27,6 +27,7 @@ import {
   type ServiceDatabase,
   startService,
 } from '../operations/service.ts';
+import { eventually, hangCatcherMs } from '../waiting.ts';
 import { settings, startReceiver } from '../webhooks/delivery-helpers.ts';
 
 const log = pino({ level: 'silent' });
@@ -337,17 +338,19 @@ describe('METRICS_LISTEN', () => {
 
   /** Scrapes a service's metrics listener until `ready` holds for its text. */
   async function scrapeService(port: number, ready: (text: string) => boolean): Promise<string> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      if (ready(text)) return text;
-      if (Date.now() > deadline) throw new Error(`the metrics never showed what was awaited:\n${text}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let text = '';
+    return eventually(
+      'the metrics showing what is awaited',
+      async () => {
+        text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return ready(text) && text;
+      },
+      { describe: () => `:\n${text}` },
+    );
   }
 
   test("serves the API role's metrics on its own port, never on the public one", {
-    timeout: 120_000,
+    timeout: hangCatcherMs,
   }, async () => {
     const port = await freePort();
     const service = await startService({
@@ -364,7 +367,7 @@ describe('METRICS_LISTEN', () => {
     assert.deepEqual(await service.stop(), { code: 0, signal: null });
   });
 
-  test("serves the worker role's metrics: its job runs", { timeout: 120_000 }, async () => {
+  test("serves the worker role's metrics: its job runs", { timeout: hangCatcherMs }, async () => {
     const port = await freePort();
     const service = await startService({
       database: served,

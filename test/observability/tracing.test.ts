@@ -19,6 +19,7 @@ import {
   startService,
   withDatabase,
 } from '../operations/service.ts';
+import { eventually, hangCatcherMs } from '../waiting.ts';
 import { startReceiver } from '../webhooks/delivery-helpers.ts';
 
 /** A span as OTLP/JSON carries it (the fields the test reads). */
@@ -57,16 +58,10 @@ const attribute = (span: Span, key: string) => {
   return found === undefined ? undefined : String(found);
 };
 
-async function eventually<T>(what: string, find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; spans: ${names()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 const names = () => JSON.stringify(spans.map((s) => `${s.name} (${s.kind})`));
+/** The span `find` finds once it has been exported. */
+const exported = (what: string, find: () => Span | undefined): Promise<Span> =>
+  eventually(what, find, { describe: () => `; spans: ${names()}` });
 
 let database: ServiceDatabase;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -97,7 +92,7 @@ after(async () => {
 });
 
 test('a request, its queries and the webhook it causes are traced and exported', {
-  timeout: 120_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const service = await startService({
     database,
@@ -120,7 +115,7 @@ test('a request, its queries and the webhook it causes are traced and exported',
   assert.equal(paused.status, 200, await paused.text());
 
   // The request: a server span named after its route, and on PostgreSQL its queries inside it.
-  const request = await eventually('the server span', () =>
+  const request = await exported('the server span', () =>
     spans.find((s) => s.kind === server && attribute(s, 'http.route') === '/v1/store/pause'),
   );
   assert.equal(request.name, 'POST /v1/store/pause');
@@ -128,7 +123,7 @@ test('a request, its queries and the webhook it causes are traced and exported',
   assert.equal(request.parentSpanId ?? '', '', 'a request from outside starts its trace');
   const inRequest = (span: Span) => span.traceId === request.traceId;
   if (postgresUrl) {
-    const query = await eventually('a query in the request', () =>
+    const query = await exported('a query in the request', () =>
       spans.find(
         (s) => inRequest(s) && s.kind === client && /access_tokens/.test(attribute(s, 'db.query.text') ?? ''),
       ),
@@ -141,10 +136,10 @@ test('a request, its queries and the webhook it causes are traced and exported',
 
   // The webhook the request's event causes: the worker's delivery span, with the outbound POST
   // (undici) in it, one trace.
-  const delivery = await eventually('the webhook delivery span', () =>
+  const delivery = await exported('the webhook delivery span', () =>
     spans.find((s) => s.name === 'webhook delivery' && attribute(s, 'servery.event.type') === 'store.paused'),
   );
-  const post = await eventually('the outbound POST', () =>
+  const post = await exported('the outbound POST', () =>
     spans.find((s) => s.kind === client && s.parentSpanId === delivery.spanId),
   );
   assert.equal(post.traceId, delivery.traceId);
@@ -153,14 +148,15 @@ test('a request, its queries and the webhook it causes are traced and exported',
   assert.equal(attribute(post, 'http.response.status_code'), '200');
   assert.equal(receiver.received.filter((r) => r.path === '/ok/traced').length, 1);
 
-  // Health probes are not traced, and the worker's polling makes no spans of its own.
-  await fetch(`${service.url}/health`);
-  assert.ok(!spans.some((s) => attribute(s, 'url.path') === '/health'));
-  assert.ok(!spans.some((s) => s.name.startsWith('pg') && (s.parentSpanId ?? '') === ''), names());
+  // Health probes are not traced, and the worker's polling makes no spans of its own: checked once
+  // the service has stopped, which exports every span it has ended before it exits.
+  assert.equal((await fetch(`${service.url}/health`)).status, 200);
   assert.deepEqual(await service.stop(), { code: 0, signal: null });
+  assert.ok(!spans.some((s) => attribute(s, 'url.path') === '/health'), names());
+  assert.ok(!spans.some((s) => s.name.startsWith('pg') && (s.parentSpanId ?? '') === ''), names());
 });
 
-test('without an OTLP endpoint tracing is off: nothing is exported', { timeout: 120_000 }, async () => {
+test('without an OTLP endpoint tracing is off: nothing is exported', { timeout: hangCatcherMs }, async () => {
   const before = spans.length;
   const service = await startService({ database, env: { DEMO_DATA: 'false' } });
   await service.ready();

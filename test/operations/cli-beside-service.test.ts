@@ -9,6 +9,7 @@ import pg from 'pg';
 import { dataDirLockName, openDatabase } from '../../src/db/client.ts';
 import { dataDirSocketName, dataDirSocketUrl } from '../../src/db/data-dir-socket.ts';
 import { migratedPgliteDump } from '../harness.ts';
+import { hangCatcherMs } from '../waiting.ts';
 import {
   bearer,
   cliPath,
@@ -48,7 +49,7 @@ function servery(dataDir: string, ...args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir };
   for (const name of ['DATABASE_URL', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'SANDBOX_CLOCK']) delete env[name];
   return new Promise((resolve) => {
-    execFile(process.execPath, [cliPath, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [cliPath, ...args], { env, timeout: hangCatcherMs }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
@@ -65,7 +66,7 @@ const password = 'correct horse battery';
 
 test('CLI commands run beside the service, which keeps answering; alone again once it stops or is killed', {
   skip,
-  timeout: 240_000,
+  timeout: hangCatcherMs,
 }, async () => {
   database = await migratedDatabase();
   const dataDir = database.dataDir as string;
@@ -172,7 +173,7 @@ test('CLI commands run beside the service, which keeps answering; alone again on
 
 test('a socket client and the process take turns: their transactions never interleave', {
   skip,
-  timeout: 60_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'servery-socket-'));
   directories.push(dataDir);
@@ -180,6 +181,11 @@ test('a socket client and the process take turns: their transactions never inter
   const { db } = opened;
   const count = async () =>
     Number((await sql<{ n: string }>`SELECT count(*) AS n FROM probe`.execute(db)).rows[0]?.n);
+  /*
+   * Whether `promise` is still pending 300 ms on: a wait that cannot fail a database that makes
+   * the client wait (it waits however slow the machine), and gives one that does not the time to
+   * get its query into the process's transaction, which what it counts then shows.
+   */
   const pending = async (promise: Promise<unknown>) =>
     (await Promise.race([
       promise.then(() => 'done'),
@@ -194,34 +200,43 @@ test('a socket client and the process take turns: their transactions never inter
   try {
     await opened.execScript('CREATE TABLE probe (n int)');
 
-    // The client's transaction: the process's queries wait until the client is done.
+    // The client's transaction: the process's queries wait until the client is done. Its count,
+    // asked once the client's row is inserted, never sees that row, which is then rolled back.
     const first = await client();
     await first.query('BEGIN');
     await first.query({ name: 'insert', text: 'INSERT INTO probe VALUES ($1)', values: [1] });
     const counted = count();
-    assert.ok(await pending(counted), 'the process waits for the client');
-    await first.query('COMMIT');
+    await first.query('ROLLBACK');
     await first.end();
-    assert.equal(await counted, 1);
+    assert.equal(await counted, 0, 'the process counted after the client, not inside its transaction');
+    await sql`INSERT INTO probe VALUES (1)`.execute(db);
 
-    // The process's transaction: the client waits until it has committed.
-    let commit = () => {};
+    // The process's transaction: the client waits until it has ended. Its count never sees the
+    // row the process inserts and then rolls back.
+    let inserted = () => {};
+    const insertedRow = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    let rollBack = () => {};
     const transaction = db.transaction().execute(async (trx) => {
       await sql`INSERT INTO probe VALUES (2)`.execute(trx);
+      inserted();
       await new Promise<void>((resolve) => {
-        commit = resolve;
+        rollBack = resolve;
       });
+      throw new Error('rolled back');
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await insertedRow;
     const secondDone = client().then(async (connected) => {
       const rows = await connected.query('SELECT count(*)::int AS n FROM probe');
       return { connected, n: rows.rows[0].n as number };
     });
     assert.ok(await pending(secondDone), 'the client waits for the process');
-    commit();
-    await transaction;
+    rollBack();
+    await assert.rejects(transaction, /rolled back/);
     const { connected, n } = await secondDone;
-    assert.equal(n, 2);
+    assert.equal(n, 1, 'the client counted after the process, not inside its transaction');
+    await connected.query('INSERT INTO probe VALUES (2)');
 
     // A client gone mid-transaction leaves nothing: its rows are rolled back, its statements dropped.
     await connected.query('BEGIN');

@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { dataDirLockName } from '../../src/db/client.ts';
+import { hangCatcherMs } from '../waiting.ts';
 import {
   bearer,
   killServices,
@@ -31,7 +32,7 @@ const skip = postgresUrl ? 'PGlite only: PostgreSQL itself serves many processes
 
 test('a PGlite directory is opened by one process at a time; a stale lock is taken over', {
   skip,
-  timeout: 120_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const database = await ownDatabase();
   const dataDir = database.dataDir as string;
@@ -42,7 +43,7 @@ test('a PGlite directory is opened by one process at a time; a stale lock is tak
   // Two PGlite instances on one directory would each write their own view of it. (The other
   // commands use the running service's database instead: see cli-beside-service.test.ts.)
   const second = await startService({ database, env: { DEMO_DATA: 'false' } });
-  assert.deepEqual(await second.waitForExit(60_000), { code: 2, signal: null });
+  assert.deepEqual(await second.waitForExit(), { code: 2, signal: null });
   assert.match(second.stderr(), new RegExp(`data directory .* is in use by process ${first.child.pid}`));
   const me = await fetch(`${first.url}/v1/me`, { headers: bearer(connection.token) });
   assert.equal(me.status, 200, 'the first process is undisturbed');
@@ -59,7 +60,7 @@ test('a PGlite directory is opened by one process at a time; a stale lock is tak
 });
 
 test('a start that fails (its port is taken) exits 1 and leaves the database closed', {
-  timeout: 120_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const shared = await ownDatabase();
   const blocker = net.createServer();
@@ -67,7 +68,7 @@ test('a start that fails (its port is taken) exits 1 and leaves the database clo
   try {
     const port = (blocker.address() as net.AddressInfo).port;
     const failed = await startService({ database: shared, port, env: { DEMO_DATA: 'false' } });
-    assert.deepEqual(await failed.waitForExit(60_000), { code: 1, signal: null });
+    assert.deepEqual(await failed.waitForExit(), { code: 1, signal: null });
     assert.match(failed.stderr(), /EADDRINUSE/);
   } finally {
     await new Promise((resolve) => blocker.close(resolve));

@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { dataDirLockName } from '../../src/db/client.ts';
+import { hangCatcherMs, settled } from '../waiting.ts';
 import {
   bearer,
   demoToken,
@@ -31,34 +32,54 @@ async function newDatabase(): Promise<ServiceDatabase> {
 function rawConnection(port: number) {
   const socket = net.connect(port, '127.0.0.1');
   let received = '';
+  let ended = false;
+  const changed = new Set<() => void>();
   socket.setEncoding('utf8').on('data', (chunk: string) => {
     received += chunk;
+    for (const listener of changed) listener();
   });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      ended = true;
+      for (const listener of changed) listener();
+      resolve();
+    }),
+  );
   socket.on('error', () => {});
+  /** The first complete response on the connection, if it has come. */
+  const complete = () => {
+    const end = received.indexOf('\r\n\r\n');
+    const length = /\r\ncontent-length: (\d+)/i.exec(received)?.[1];
+    if (end < 0 || length === undefined || received.length < end + 4 + Number(length)) return null;
+    const head = received.slice(0, end);
+    return { head, status: Number(head.split(' ')[1]), body: received.slice(end + 4) };
+  };
   return {
     socket,
-    closed,
+    /** Resolves once the connection has closed. */
+    get closed(): Promise<void> {
+      return settled('the connection to close', closed);
+    },
     received: () => received,
-    async response(timeoutMs: number): Promise<{ head: string; status: number; body: string }> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const end = received.indexOf('\r\n\r\n');
-        const length = /\r\ncontent-length: (\d+)/i.exec(received)?.[1];
-        if (end >= 0 && length !== undefined && received.length >= end + 4 + Number(length)) {
-          const head = received.slice(0, end);
-          return { head, status: Number(head.split(' ')[1]), body: received.slice(end + 4) };
-        }
-        if (Date.now() > deadline)
-          throw new Error(`no complete response within ${timeoutMs} ms: ${received}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    /** The first complete response; rejects if the connection closes before it is there. */
+    response(): Promise<{ head: string; status: number; body: string }> {
+      const answer = new Promise<{ head: string; status: number; body: string }>((resolve, reject) => {
+        const check = () => {
+          const found = complete();
+          if (found || ended) changed.delete(check);
+          if (found) resolve(found);
+          else if (ended) reject(new Error(`the connection closed before a complete response: ${received}`));
+        };
+        changed.add(check);
+        check();
+      });
+      return settled('a complete response', answer, () => `: ${received}`);
     },
   };
 }
 
 test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and leaves the data clean', {
-  timeout: 120_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const database = await newDatabase();
   const service = await startService({ database });
@@ -69,7 +90,7 @@ test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and 
   const idle = rawConnection(service.port);
   await once(idle.socket, 'connect');
   idle.socket.write('GET /health HTTP/1.1\r\nHost: servery.test\r\n\r\n');
-  assert.equal((await idle.response(10_000)).status, 200);
+  assert.equal((await idle.response()).status, 200);
 
   // The request in flight: DELETE /v1/connection (a write) whose JSON body `{}` is sent in two
   // parts. The server has its headers, and has authenticated it (its "incoming request" line is
@@ -83,15 +104,14 @@ test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and 
   );
   const incoming = await service.waitForLog(
     (line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v1/connection',
-    10_000,
   );
 
   service.child.kill('SIGTERM');
-  await service.waitForLog((line) => line.msg === 'stopping', 10_000);
+  await service.waitForLog((line) => line.msg === 'stopping');
   // A repeated signal does not cut the stop short.
   service.child.kill('SIGTERM');
   service.child.kill('SIGINT');
-  await service.waitForLog((line) => line.msg === 'already stopping' && line.signal === 'SIGINT', 10_000);
+  await service.waitForLog((line) => line.msg === 'already stopping' && line.signal === 'SIGINT');
 
   // New connections are refused (or, if one slips in, answered 503).
   const refused = await fetch(`${service.url}/health`).then(
@@ -108,10 +128,14 @@ test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and 
     idle.received(),
   );
 
+  // The service waits for the request in flight: it answers it once the body is complete (below),
+  // and logs it as completed before it says "stopped". The pause gives a service that did not wait
+  // the time to end before the body is sent; it cannot fail a service that waits, however slow
+  // the machine.
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(service.child.exitCode, null, 'the service waits for the request in flight');
   inFlight.socket.write('}');
-  const response = await inFlight.response(15_000);
+  const response = await inFlight.response();
   assert.equal(response.status, 200, response.head);
   const revoked = JSON.parse(response.body) as { object: string; id: string; revoked: boolean };
   assert.equal(revoked.object, 'connection');
@@ -121,13 +145,16 @@ test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and 
   assert.equal(requestId, incoming.reqId);
 
   // The client keeps its end open: the service must not wait for it (keepAliveTimeout is 72 s).
-  const exit = await service.waitForExit(20_000);
+  // The response's "connection: close" (above) is what lets the stop go on without the client.
+  const exit = await service.waitForExit();
   assert.deepEqual(exit, { code: 0, signal: null }, service.stderr());
   await inFlight.closed;
   const logs = service.logs();
+  const completed = logs.findIndex((line) => line.reqId === requestId && line.msg === 'request completed');
+  assert.ok(completed >= 0, 'the request in flight was logged as completed');
   assert.ok(
-    logs.some((line) => line.reqId === requestId && line.msg === 'request completed'),
-    'the request in flight was logged as completed',
+    completed < logs.findIndex((line) => line.msg === 'stopped'),
+    'the stop waited for the request in flight',
   );
   assert.equal(logs.at(-1)?.msg, 'stopped');
 
@@ -152,14 +179,14 @@ test('SIGTERM lets the request in flight finish, takes no new ones, exits 0 and 
 });
 
 test('SIGTERM while the service starts lets the start step finish, then stops cleanly', {
-  timeout: 120_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const database = await newDatabase();
   const service = await startService({ database });
   // Right after this line, the service creates the demo data (seconds: two password hashes).
   await service.waitForLog((line) => line.msg === 'database ready');
   service.child.kill('SIGTERM');
-  assert.deepEqual(await service.waitForExit(60_000), { code: 0, signal: null }, service.stderr());
+  assert.deepEqual(await service.waitForExit(), { code: 0, signal: null }, service.stderr());
   assert.equal(service.logs().at(-1)?.msg, 'stopped');
   // The demo data was created whole before the stop, and is there on the next start.
   const token = demoToken(service.stdout());

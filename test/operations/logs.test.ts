@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
+import { hangCatcherMs } from '../waiting.ts';
 import {
   killServices,
   migratedDatabase,
@@ -17,7 +18,7 @@ after(async () => {
 });
 
 test('stdout is pino JSON; each request is logged under its request id, without its secrets', {
-  timeout: 90_000,
+  timeout: hangCatcherMs,
 }, async () => {
   database = await migratedDatabase();
   const [reader, leaver] = (await seedConnections(database, 2)) as [SeededConnection, SeededConnection];

@@ -16,6 +16,7 @@ import { newId, newSecret, sha256 } from '../../src/domain/shared/ids.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { makeTenant, type Tenant } from '../harness.ts';
 import { pkce, redirectUri } from '../oauth/oauth-helpers.ts';
+import { eventually } from '../waiting.ts';
 import {
   bearer,
   killServices,
@@ -102,8 +103,7 @@ async function ok(service: Service, token: string, method: string, path: string,
 
 describe('2 API and 2 worker processes on one PostgreSQL', { skip }, () => {
   test('the rate limit counts requests to both API processes together (Redis)', async () => {
-    const { token } = await tenant();
-    await assertLimitAcrossProcesses(api, token);
+    await assertLimitAcrossProcesses(api);
   });
 
   test('the rate limit counts across processes in PostgreSQL too (no REDIS_URL)', async () => {
@@ -112,8 +112,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { skip }, () => {
     const pair: [Service, Service] = [await start(), await start()];
     try {
       await Promise.all(pair.map((service) => service.ready()));
-      const { token } = await tenant();
-      await assertLimitAcrossProcesses(pair, token);
+      await assertLimitAcrossProcesses(pair);
     } finally {
       await Promise.all(pair.map((service) => service.stop()));
     }
@@ -229,22 +228,19 @@ describe('2 API and 2 worker processes on one PostgreSQL', { skip }, () => {
     assert.equal(feed.length, events);
 
     const arrived = () => receiver.arrivals.filter((arrival) => arrival.path === path);
-    const deadline = Date.now() + 60_000;
-    while (new Set(arrived().map((a) => a.eventId)).size < events && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually('every event arrived', () => new Set(arrived().map((a) => a.eventId)).size >= events);
     // Every delivery is finished in the database: nothing more is on its way.
-    await withDatabase(database, async ({ db }) => {
-      for (;;) {
+    await withDatabase(database, ({ db }) =>
+      eventually('every delivery finished', async () => {
         const open = await db
           .selectFrom('webhook_deliveries')
           .select('id')
           .where('tenant_id', '=', test.restaurantId)
           .where('delivered_at', 'is', null)
           .execute();
-        if (open.length === 0 || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    });
+        return open.length === 0;
+      }),
+    );
     const ids = arrived().map((arrival) => arrival.eventId);
     assert.deepEqual([...ids].sort(), [...feed].sort(), 'each event arrived exactly once');
     for (const worker of workers) assert.equal(worker.child.exitCode, null);
@@ -327,19 +323,30 @@ describe('2 API and 2 worker processes on one PostgreSQL', { skip }, () => {
   });
 });
 
-/** Requests alternating between the two processes: 120 pass, the 121st is refused, on either. */
-async function assertLimitAcrossProcesses(pair: readonly [Service, Service], token: string) {
+/**
+ * Requests of a new connection alternating between the two processes: 120 pass, the 121st is
+ * refused, on either. The window is a minute of real time: should the machine be so busy that
+ * the requests took longer, they prove nothing, and a fresh connection tries again.
+ */
+async function assertLimitAcrossProcesses(pair: readonly [Service, Service]) {
   const statuses: number[] = [];
   const remaining: (string | null)[] = [];
-  for (let i = 0; i < 126; i++) {
-    const response = await fetch(`${pair[i % 2]?.url}/v1/me`, { headers: bearer(token) });
-    await response.arrayBuffer();
-    statuses.push(response.status);
-    remaining.push(response.headers.get('ratelimit-remaining'));
-    if (response.status === 429) {
-      assert.ok(Number(response.headers.get('retry-after')) > 0);
+  await eventually('126 requests within one window', async () => {
+    const { token } = await tenant();
+    statuses.length = 0;
+    remaining.length = 0;
+    const since = Date.now();
+    for (let i = 0; i < 126; i++) {
+      const response = await fetch(`${pair[i % 2]?.url}/v1/me`, { headers: bearer(token) });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+      remaining.push(response.headers.get('ratelimit-remaining'));
+      if (response.status === 429) {
+        assert.ok(Number(response.headers.get('retry-after')) > 0);
+      }
     }
-  }
+    return Date.now() - since < 60_000;
+  });
   assert.deepEqual(
     statuses,
     [...Array(120).fill(200), ...Array(6).fill(429)],
@@ -352,12 +359,11 @@ async function assertLimitAcrossProcesses(pair: readonly [Service, Service], tok
 }
 
 /** Sends again while the answer is 409 idempotency_in_progress (the spec: retry briefly). */
-async function untilNotInProgress(send: () => Promise<Answer>): Promise<Answer> {
-  for (;;) {
+function untilNotInProgress(send: () => Promise<Answer>): Promise<Answer> {
+  return eventually('an answer other than idempotency_in_progress', async () => {
     const answer = await send();
-    if (answer.status !== 409 || answer.body?.error?.code !== 'idempotency_in_progress') return answer;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return (answer.status !== 409 || answer.body?.error?.code !== 'idempotency_in_progress') && answer;
+  });
 }
 
 // OAuth through the running processes: a client with a known secret and codes minted in the database.

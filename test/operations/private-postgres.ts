@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../harness.ts';
+import { eventually, hangCatcherMs } from '../waiting.ts';
 
 /*
  * A PostgreSQL server of the test's own, and a streaming replica of it when asked, made with this
@@ -68,13 +69,15 @@ async function serverIn(
   const port = await freePort();
   await make(data);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-  const start = () => run('pg_ctl', ['-D', data, '-w', '-l', `${data}.log`, '-o', options, 'start']);
+  // pg_ctl -w gives up after 60 s by default: here it waits as long as the start or stop takes.
+  const wait = ['-w', '-t', String(hangCatcherMs / 1000)];
+  const start = () => run('pg_ctl', ['-D', data, ...wait, '-l', `${data}.log`, '-o', options, 'start']);
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start,
-    stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
-    kill: () => run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => {}),
+    stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', ...wait, 'stop']),
+    kill: () => run('pg_ctl', ['-D', data, '-m', 'immediate', ...wait, 'stop']).catch(() => {}),
   };
 }
 
@@ -114,15 +117,13 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
     replicaUrl,
     caughtUp: async () => {
       const { lsn } = await query<{ lsn: string }>(primary.url, 'SELECT pg_current_wal_lsn()::text AS lsn');
-      for (let tries = 0; tries < 200; tries++) {
+      await eventually(`the replica at ${lsn}`, async () => {
         const { done } = await query<{ done: boolean }>(
           replicaUrl,
           `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`,
         );
-        if (done) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`the replica did not reach ${lsn} in 10 s`);
+        return done;
+      });
     },
     pauseReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_pause()'),
     resumeReplay: () => query(replicaUrl, 'SELECT pg_wal_replay_resume()'),

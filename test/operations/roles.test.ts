@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { keyLifetimeMs } from '../../src/domain/idempotency/idempotency.store.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
+import { hangCatcherMs } from '../waiting.ts';
 import {
   bearer,
   freePort,
@@ -64,7 +65,7 @@ async function idempotencyKeys(): Promise<string[]> {
   );
 }
 
-test('--role api serves HTTP and runs no jobs', { timeout: 90_000 }, async () => {
+test('--role api serves HTTP and runs no jobs', { timeout: hangCatcherMs }, async () => {
   const service = await startService({
     database,
     args: ['serve', '--role', 'api'],
@@ -83,7 +84,7 @@ test('--role api serves HTTP and runs no jobs', { timeout: 90_000 }, async () =>
 });
 
 test('--role worker runs the jobs, opens no port and stops cleanly on SIGTERM', {
-  timeout: 90_000,
+  timeout: hangCatcherMs,
 }, async () => {
   const port = await freePort();
   const service = await startService({ database, args: ['serve', '--role', 'worker'], port });
@@ -113,7 +114,7 @@ test('an unknown role is refused with exit code 2 and a message, before anything
       ['serve', '--rolle', 'api'],
     ]) {
       const service = await startService({ database: null, args, env: { DATA_DIR: dataDir } });
-      assert.deepEqual(await service.waitForExit(30_000), { code: 2, signal: null }, args.join(' '));
+      assert.deepEqual(await service.waitForExit(), { code: 2, signal: null }, args.join(' '));
       assert.equal(service.stdout(), '');
       assert.match(service.stderr(), /^servery: .*--rol/m);
       assert.doesNotMatch(service.stderr(), /\n\s+at /, 'a message, not a stack trace');
@@ -123,7 +124,7 @@ test('an unknown role is refused with exit code 2 and a message, before anything
       args: ['serve', '--role', 'chef'],
       env: { DATA_DIR: dataDir },
     });
-    await service.waitForExit(30_000);
+    await service.waitForExit();
     assert.match(service.stderr(), /--role must be api, worker or all, not "chef"/);
     assert.equal(existsSync(dataDir), false, 'no data directory was created');
   } finally {

@@ -13,6 +13,7 @@ import Stripe from 'stripe';
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
 import { makeTenant } from '../harness.ts';
+import { eventually, hangCatcherMs } from '../waiting.ts';
 import {
   bearer,
   cliPath,
@@ -78,7 +79,7 @@ function servery(
     execFile(
       process.execPath,
       [cliPath, ...args],
-      { env: { ...base, ...database?.env, ...env }, timeout: 30_000 },
+      { env: { ...base, ...database?.env, ...env }, timeout: hangCatcherMs },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
@@ -92,18 +93,11 @@ async function advance(duration: string): Promise<number> {
   return JSON.parse(run.stdout).offset_seconds;
 }
 
-/** Polls `check` until it is true: the service reads the clock's offset every second. */
-async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+// The service reads the clock's offset every second: what a move changes is awaited with `eventually`.
 
 test('the clock moves forward for a running service: a retry goes now, windows and a pause end, a token expires', {
-  timeout: 120_000,
-}, async () => {
+  timeout: hangCatcherMs,
+}, async (t) => {
   database = await migratedDatabase();
   const receiver = await startReceiver();
   const { tenant, secret } = await withDatabase(database, async ({ db }) => {
@@ -145,35 +139,38 @@ test('the clock moves forward for a running service: a retry goes now, windows a
 
   assert.equal(await advance('61s'), 61);
   await eventually('attempt 2 of store.paused', () => attempt(2) !== undefined);
+  // Due a minute after attempt 1 by the clock: before a minute of real time has passed, only the
+  // move can have made it due. (On a machine so busy that a minute passed, it shows nothing.)
   const waited = (attempt(2)?.at ?? 0) - (attempt(1)?.at ?? 0);
-  assert.ok(waited < 30_000, `attempt 2 came ${waited} ms after attempt 1, not a minute`);
+  if (waited >= 60_000) t.diagnostic(`attempt 2 came ${waited} ms after attempt 1: the move is not shown`);
   await eventually('a new window for unknown tokens', async () => (await unknown()) === 401);
   assert.equal(await storeStatus(), 'paused', 'the pause ends in 10 minutes');
 
   assert.equal(await advance('10m'), 661);
   await eventually('the pause ended', async () => (await storeStatus()) !== 'paused');
   // The worker lifts the ended pause by the clock too (every 5 s).
-  await eventually(
-    'store.resumed sent',
-    () => receiver.arrivals.some((a) => a.type === 'store.resumed'),
-    10_000,
-  );
-  // Signed at the system time, which receivers check against their own clock (5 minutes).
+  await eventually('store.resumed sent', () => receiver.arrivals.some((a) => a.type === 'store.resumed'));
+  // Signed at the system time, which receivers check against their own clock (5 minutes) when it
+  // arrives.
   const resumed = receiver.arrivals.find((a) => a.type === 'store.resumed') as Arrival;
   const verifier = Stripe.webhooks.signature;
   assert.ok(verifier);
-  verifier.verifyHeader(resumed.body, resumed.signature, secret, 300);
+  verifier.verifyHeader(resumed.body, resumed.signature, secret, 300, undefined, resumed.at);
 
   // An access token lives one hour.
   assert.equal((await api('/me')).status, 200);
   assert.equal(await advance('1h'), 4261);
   await eventually('the access token expired', async () => (await api('/me')).status === 401);
 
+  const showStarted = Date.now();
   const show = await servery({ SANDBOX_CLOCK: 'true' }, 'clock', 'show', '--json');
+  const showEnded = Date.now();
   assert.equal(show.code, 0, show.stderr);
   const shown = JSON.parse(show.stdout);
   assert.equal(shown.offset_seconds, 4261);
-  assert.ok(Math.abs(Date.parse(shown.now) - (Date.now() + 4261_000)) < 10_000);
+  // The system time while the command ran, 4261 s on.
+  const moved = Date.parse(shown.now) - 4261_000;
+  assert.ok(moved >= showStarted && moved <= showEnded, `${shown.now}: not 4261 s after the system time`);
 
   const reset = await servery({ SANDBOX_CLOCK: 'true' }, 'clock', 'reset');
   assert.equal(reset.code, 0, reset.stderr);

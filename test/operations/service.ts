@@ -18,6 +18,7 @@ import { createRestaurant } from '../../src/domain/restaurants/restaurants.servi
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { scopes } from '../../src/domain/shared/scopes.ts';
 import { migratedPgliteDump, openTestDatabase } from '../harness.ts';
+import { eventually, hangCatcherMs, settled } from '../waiting.ts';
 
 export { bearer } from '../harness.ts';
 
@@ -187,16 +188,19 @@ export interface Service {
   stderr(): string;
   /** The JSON lines of stdout, parsed (other lines, the demo data's description, are left out). */
   logs(): LogLine[];
-  /** Resolves with the first log line that matches; rejects when the process ends first or on timeout. */
-  waitForLog(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
-  /** Resolves once GET /health answers 200. */
-  ready(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves with the first log line that matches; rejects when the process ends first (or, hung,
+   * after the hang-catcher: test/waiting.ts).
+   */
+  waitForLog(match: (line: LogLine) => boolean): Promise<LogLine>;
+  /** Resolves once GET /health answers 200; rejects when the process ends first. */
+  ready(): Promise<void>;
   /** Resolves when the process has ended. */
   readonly exited: Promise<Exit>;
-  /** Resolves with the exit once the process has ended, rejects after timeoutMs. */
-  waitForExit(timeoutMs?: number): Promise<Exit>;
+  /** Resolves with the exit once the process has ended (rejects only when it hangs). */
+  waitForExit(): Promise<Exit>;
   /** SIGTERM, then the exit. */
-  stop(timeoutMs?: number): Promise<Exit>;
+  stop(): Promise<Exit>;
 }
 
 const children = new Set<ChildProcess>();
@@ -256,16 +260,15 @@ export async function startService(options: {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
+  let ended: Exit | null = null;
   const exited = new Promise<Exit>((resolve) => {
     child.once('close', (code, signal) => {
       children.delete(child);
-      resolve({ code, signal });
+      // Set before the listeners hear of it: a wait for a log line that never came ends now.
+      ended = { code, signal };
+      resolve(ended);
       notify();
     });
-  });
-  let ended: Exit | null = null;
-  void exited.then((exit) => {
-    ended = exit;
   });
   const describe = () => `\n--- stdout ---\n${stdout.slice(-4000)}\n--- stderr ---\n${stderr.slice(-4000)}`;
 
@@ -275,16 +278,7 @@ export async function startService(options: {
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as LogLine);
 
-  const waitForExit = (timeoutMs = 30_000): Promise<Exit> =>
-    Promise.race([
-      exited,
-      new Promise<never>((_, reject) =>
-        setTimeout(
-          () => reject(new Error(`the service did not end within ${timeoutMs} ms${describe()}`)),
-          timeoutMs,
-        ).unref(),
-      ),
-    ]);
+  const waitForExit = (): Promise<Exit> => settled('the service to end', exited, describe);
 
   const service: Service = {
     child,
@@ -295,7 +289,7 @@ export async function startService(options: {
     logs,
     exited,
     waitForExit,
-    waitForLog: (match, timeoutMs = 60_000) =>
+    waitForLog: (match) =>
       new Promise<LogLine>((resolve, reject) => {
         const check = () => {
           const found = logs().find(match);
@@ -304,9 +298,13 @@ export async function startService(options: {
             finish(() => reject(new Error(`the service ended (${JSON.stringify(ended)})${describe()}`)));
         };
         const timer = setTimeout(
-          () => finish(() => reject(new Error(`no such log line within ${timeoutMs} ms${describe()}`))),
-          timeoutMs,
+          () =>
+            finish(() =>
+              reject(new Error(`no such log line after ${hangCatcherMs / 60_000} minutes${describe()}`)),
+            ),
+          hangCatcherMs,
         );
+        timer.unref();
         const finish = (then: () => void) => {
           clearTimeout(timer);
           changed.delete(check);
@@ -315,25 +313,26 @@ export async function startService(options: {
         changed.add(check);
         check();
       }),
-    ready: async (timeoutMs = 90_000) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        if (ended)
-          throw new Error(`the service ended before it was ready (${JSON.stringify(ended)})${describe()}`);
-        try {
-          const response = await fetch(`${service.url}/health`, { signal: AbortSignal.timeout(5000) });
-          await response.arrayBuffer();
-          if (response.status === 200) return;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms${describe()}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    ready: async () => {
+      await eventually(
+        'GET /health answering 200',
+        async () => {
+          if (ended)
+            throw new Error(`the service ended before it was ready (${JSON.stringify(ended)})${describe()}`);
+          try {
+            const response = await fetch(`${service.url}/health`);
+            await response.arrayBuffer();
+            return response.status === 200;
+          } catch {
+            return false; // not listening yet
+          }
+        },
+        { describe },
+      );
     },
-    stop: (timeoutMs) => {
+    stop: () => {
       child.kill('SIGTERM');
-      return waitForExit(timeoutMs);
+      return waitForExit();
     },
   };
   return service;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { hangCatcherMs } from '../waiting.ts';
 import {
   bearer,
   demoToken,
@@ -20,8 +21,18 @@ async function me(url: string, token: string): Promise<{ status: number; body: R
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** The app's token pairs the first start prints, by restaurant slug, each with its label. */
+function printedPairs(output: string): Map<string, { label: string; access: string; refresh: string }> {
+  const pairs = new Map<string, { label: string; access: string; refresh: string }>();
+  const pair =
+    /^ +"[^"]+" \(([a-z0-9-]+), (?:live|test)\): (.+)\n +access_token +(svc_at_\S+)\n +refresh_token +(svc_rt_\S+)$/gm;
+  for (const [, slug = '', label = '', access = '', refresh = ''] of output.matchAll(pair))
+    pairs.set(slug, { label, access, refresh });
+  return pairs;
+}
+
 test('serve on an empty database migrates it, creates the demo data once, and keeps it', {
-  timeout: 180_000,
+  timeout: hangCatcherMs,
 }, async () => {
   database = await emptyDatabase();
 
@@ -62,11 +73,59 @@ test('serve on an empty database migrates it, creates the demo data once, and ke
     data: unknown[];
   };
   assert.equal(tables.data.length, 10);
+
+  // A token pair for each restaurant, labelled: where the demo's guest orders arrive, and the
+  // developer's test restaurant. Each access token is the named restaurant's.
+  const pairs = printedPairs(first.stdout());
+  assert.deepEqual([...pairs.keys()], ['trattoria-demo', 'demo-developer-test-restaurant'], first.stdout());
+  const live = pairs.get('trattoria-demo') as { label: string; access: string; refresh: string };
+  assert.match(live.label, /guest orders arrive here \(npm run servery -- demo guests\)/);
+  assert.match(pairs.get('demo-developer-test-restaurant')?.label ?? '', /the developer’s test restaurant/);
+  assert.equal(
+    pairs.get('demo-developer-test-restaurant')?.access,
+    token,
+    'the API examples are the test restaurant’s',
+  );
+  for (const [slug, { access }] of pairs)
+    assert.equal(((await me(first.url, access)).body.tenant as { slug: string }).slug, slug);
+  assert.match(
+    first.stdout(),
+    new RegExp(`Bearer ${live.access}' \\S+/v1/orders`),
+    'orders are followed in the demo restaurant',
+  );
+  assert.match(first.stdout(), /npm run servery -- demo token --restaurant trattoria-demo\n/);
+  // The refresh token works at the token endpoint, with the app's printed client credentials.
+  const clientId = /client_id (svc_app_\S+)/.exec(first.stdout())?.[1] ?? '';
+  const clientSecret = /client_secret (svc_cs_\S+)/.exec(first.stdout())?.[1] ?? '';
+  assert.ok(
+    first
+      .stdout()
+      .includes(
+        `curl -u '${clientId}:${clientSecret}' -d grant_type=refresh_token -d refresh_token=${live.refresh} `,
+      ),
+  );
+  const refreshed = await fetch(`${first.url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: live.refresh }),
+  });
+  const grant = (await refreshed.json()) as {
+    access_token: string;
+    refresh_token: string;
+    tenant: { slug: string };
+  };
+  assert.equal(refreshed.status, 200, JSON.stringify(grant));
+  assert.equal(grant.tenant.slug, 'trattoria-demo');
+  assert.match(grant.refresh_token, /^svc_rt_/);
+  assert.equal((await me(first.url, grant.access_token)).status, 200);
   assert.deepEqual(await first.stop(), { code: 0, signal: null });
 
   const second = await startService({ database });
   await second.ready();
-  assert.doesNotMatch(second.stdout(), /Demo data created|svc_at_|svc_cs_|password/);
+  assert.doesNotMatch(second.stdout(), /Demo data created|svc_at_|svc_rt_|svc_cs_|password/);
   assert.equal(
     second.logs().find((line) => line.msg === 'migrations applied'),
     undefined,

@@ -63,7 +63,7 @@ test('the owner works the board: a guest’s order appears without reload, is ac
   });
   const { order } = await place(pages.t, tenant, pickupOrder(tenant, { note: 'No onions, please' }));
   const card = page.locator(`#order-${order.id}`);
-  await card.waitFor({ timeout: 10_000 });
+  await card.waitFor();
   assert.equal(
     await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
     true,

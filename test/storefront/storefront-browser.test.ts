@@ -91,7 +91,7 @@ test('a guest orders pickup paid on site: menu, product with options, cart, chec
 
   // The page follows the order by itself (every 5 s) once the restaurant accepts it.
   await ok(pages.t, tenant.token, 'POST', `/orders/${order.id}/accept`, { prep_minutes: 20 }, 200);
-  await page.getByText('Accepted by the restaurant').waitFor({ timeout: 12_000 });
+  await page.getByText('Accepted by the restaurant').waitFor();
   assert.notEqual(await page.locator('[data-field="ready"]').textContent(), 'Not known yet');
   await page.close();
 });

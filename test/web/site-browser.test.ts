@@ -43,7 +43,7 @@ test('the front page leads to the API reference, rendered from our document with
   await page.getByRole('link', { name: 'API reference', exact: true }).click();
   await page.waitForURL(/\/docs$/);
   // Redoc's headings: the document's title, and an operation of it with its path.
-  await page.getByRole('heading', { name: /Servery/, level: 1 }).waitFor({ timeout: 20_000 });
+  await page.getByRole('heading', { name: /Servery/, level: 1 }).waitFor();
   const listOrders = page.getByRole('heading', { name: 'Orders, most recently changed first', level: 2 });
   await listOrders.waitFor();
   await listOrders.scrollIntoViewIfNeeded();

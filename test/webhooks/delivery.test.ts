@@ -7,6 +7,7 @@ import { rotateAppWebhookSecret, setAppWebhook } from '../../src/domain/webhooks
 import { fanOutDeliveries } from '../../src/domain/webhooks/delivery-fanout.ts';
 import { connectAnotherApp, idFor, record } from '../events/events-helpers.ts';
 import { bearer, buildTestApp, makeTenant, type TestApp } from '../harness.ts';
+import { hangCatcherMs } from '../waiting.ts';
 import { type Received, runJob, startReceiver, webhookFor } from './delivery-helpers.ts';
 
 let t: TestApp;
@@ -277,31 +278,38 @@ describe('failures', () => {
   });
 
   test('a hanging receiver times out without holding up another delivery', async () => {
-    const hanging = await makeTenant(t.ctx, { livemode: false });
-    const fine = await makeTenant(t.ctx, { livemode: false });
-    const hp = path('hang');
-    const fp = path('ok');
-    await webhookFor(t, hanging, `${receiver.base}${hp}`);
-    await webhookFor(t, fine, `${receiver.base}${fp}`);
-    await record(t, hanging, 'order.created', undefined, { livemode: false });
-    await record(t, fine, 'order.created', undefined, { livemode: false });
-    const started = performance.now();
-    await runJob(t.database.db, t.clock, { timeoutMs: 200 });
-    assert.ok(performance.now() - started < 5000);
-    assert.equal(at(hp).length, 1);
-    assert.equal(at(fp).length, 1);
-    const rows = await t.database.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
-      .select(['d.tenant_id', 'd.delivered_at', 'a.error', 'a.duration_ms'])
-      .where('d.tenant_id', 'in', [hanging.restaurantId, fine.restaurantId])
-      .execute();
-    const of = (id: string) => rows.find((row) => row.tenant_id === id);
-    assert.equal(of(hanging.restaurantId)?.error, 'No answer within 200 ms.');
-    assert.equal(of(hanging.restaurantId)?.delivered_at, null);
-    assert.ok((of(hanging.restaurantId)?.duration_ms ?? 0) >= 190);
-    assert.equal(of(fine.restaurantId)?.error, null);
-    assert.ok(of(fine.restaurantId)?.delivered_at);
+    // The time-out runs on real time: 200 ms, and should the machine be so busy that the answering
+    // receiver's delivery took as long, again with a fresh pair and twice the time.
+    for (let timeoutMs = 200; ; timeoutMs *= 2) {
+      assert.ok(timeoutMs < hangCatcherMs, 'the answering receiver was never answered in time');
+      const hanging = await makeTenant(t.ctx, { livemode: false });
+      const fine = await makeTenant(t.ctx, { livemode: false });
+      const hp = path('hang');
+      const fp = path('ok');
+      await webhookFor(t, hanging, `${receiver.base}${hp}`);
+      await webhookFor(t, fine, `${receiver.base}${fp}`);
+      await record(t, hanging, 'order.created', undefined, { livemode: false });
+      await record(t, fine, 'order.created', undefined, { livemode: false });
+      // The run ends (its waiting for the hanging receiver cut by the time-out).
+      await runJob(t.database.db, t.clock, { timeoutMs });
+      assert.equal(at(hp).length, 1);
+      assert.equal(at(fp).length, 1);
+      const rows = await t.database.db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+        .select(['d.tenant_id', 'd.delivered_at', 'a.error', 'a.duration_ms'])
+        .where('d.tenant_id', 'in', [hanging.restaurantId, fine.restaurantId])
+        .execute();
+      const of = (id: string) => rows.find((row) => row.tenant_id === id);
+      const timedOut = `No answer within ${timeoutMs} ms.`;
+      if (of(fine.restaurantId)?.error === timedOut) continue;
+      assert.equal(of(hanging.restaurantId)?.error, timedOut);
+      assert.equal(of(hanging.restaurantId)?.delivered_at, null);
+      assert.ok((of(hanging.restaurantId)?.duration_ms ?? 0) >= timeoutMs - 10);
+      assert.equal(of(fine.restaurantId)?.error, null);
+      assert.ok(of(fine.restaurantId)?.delivered_at);
+      return;
+    }
   });
 });
 

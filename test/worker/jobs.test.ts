@@ -115,7 +115,7 @@ test('workers running at once never run the same job twice', async () => {
   const slow = handlersWith({
     run: async (email) => {
       ran.push(email.to);
-      await sleep(5);
+      await sleep(5); // a run takes a while, so the workers overlap (spacing only)
     },
   });
   // On PostgreSQL the other workers have a connection pool of their own, as other processes would.
@@ -156,8 +156,19 @@ test('a job whose worker died is run again once its lease is over', async () => 
   const ctx = systemCtx(database.db, clock);
   const id = await enqueueJob(ctx, 'email', mail('worker died'));
   // The first worker dies mid-run: its run never ends.
-  const dying = run(handlersWith({ run: () => new Promise<void>(() => {}) }));
-  await sleep(50);
+  let started = () => {};
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const dying = run(
+    handlersWith({
+      run: () => {
+        started();
+        return new Promise<void>(() => {});
+      },
+    }),
+  );
+  await running; // it has claimed the job and runs it
   const ran: string[] = [];
   const working = handlersWith({ run: async (email) => void ran.push(email.to) });
   await run(working);
