@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Db, openDatabase } from '../../src/db/client.ts';
 import { migratedPgliteDump, openTestDatabase } from '../harness.ts';
+import { hangCatcherMs } from '../waiting.ts';
 
 /*
  * The real `servery` CLI in a child process, on a database of the test file's own: a fresh PGlite
@@ -66,7 +67,7 @@ export async function openCliDatabase(seed: (db: Db) => Promise<void>): Promise<
         execFile(
           process.execPath,
           [cli, ...args],
-          { env: cliDatabase.env, timeout: 30_000 },
+          { env: cliDatabase.env, timeout: hangCatcherMs },
           (error, stdout, stderr) => {
             resolve({
               code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
