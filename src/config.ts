@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import addressparser from 'nodemailer/lib/addressparser';
+import type { PasswordHashCost } from './domain/accounts/password.ts';
 
 /** The service's settings, read once from the environment. Every variable is listed in the README. */
 export interface Config {
@@ -60,6 +61,11 @@ export interface Config {
    * default. `serviceName`: OTEL_SERVICE_NAME, by default `servery`.
    */
   readonly tracing: { readonly serviceName: string } | null;
+  /**
+   * PASSWORD_HASH_COST: `standard` (scrypt N=2^17, OWASP's recommendation) or, for tests only,
+   * `minimum` (N=2^10), refused in production mode (src/domain/accounts/password.ts).
+   */
+  readonly passwordHashCost: PasswordHashCost;
 }
 
 /** A Stripe account's keys (STRIPE_*), and where its API is when not at Stripe (a fake, in tests). */
@@ -171,6 +177,17 @@ function sandboxClock(env: NodeJS.ProcessEnv): boolean {
   return on;
 }
 
+function passwordHashCost(env: NodeJS.ProcessEnv): PasswordHashCost {
+  const value = env.PASSWORD_HASH_COST || 'standard';
+  if (value !== 'standard' && value !== 'minimum')
+    throw new ConfigError(`PASSWORD_HASH_COST must be standard or minimum, got "${value}"`);
+  if (value === 'minimum' && env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'PASSWORD_HASH_COST=minimum is for tests: it cannot be set in production mode (NODE_ENV=production)',
+    );
+  return value;
+}
+
 /*
  * Stripe needs all three keys: the secret one to start payments, the publishable one for the
  * guest's browser, the webhook secret to trust the confirmations. A partial set is a mistake,
@@ -262,5 +279,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripe: stripe(env),
     metricsListen: metricsListen(env.METRICS_LISTEN),
     tracing: tracing(env),
+    passwordHashCost: passwordHashCost(env),
   });
 }

@@ -8,9 +8,11 @@ import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type AppDeps, buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
 import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
+import { setPasswordHashCost } from '../src/domain/accounts/password.ts';
 import { type AppType, createApp, setAppStatus } from '../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../src/domain/connections/access-tokens.ts';
 import { consentToApp } from '../src/domain/connections/connections.service.ts';
@@ -19,6 +21,15 @@ import { type Clock, type Ctx, systemCtx } from '../src/domain/shared/context.ts
 import { scopes as allScopes, type Plan, type Scope } from '../src/domain/shared/scopes.ts';
 import type { ApiRoute } from '../src/http/api-v1/api-route.ts';
 import { checkAnswersAgainstDocument } from './openapi-responses.ts';
+
+/*
+ * Tests hash passwords at the minimum cost (PASSWORD_HASH_COST): at the standard one each hash
+ * takes a third of a second of CPU and 128 MiB, and hashing was most of the suite's time. The
+ * services and commands the tests start inherit the setting; test/accounts/password-hash-cost.test.ts
+ * holds the standard cost.
+ */
+process.env.PASSWORD_HASH_COST ??= 'minimum';
+setPasswordHashCost(loadConfig().passwordHashCost);
 
 /** A clock the test moves by hand. */
 export class TestClock implements Clock {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError } from '../config.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { setPasswordHashCost } from '../domain/accounts/password.ts';
 import { InputError } from '../domain/shared/errors.ts';
 import { createDeveloperCommand, createOwnerCommand, secondFactorOffCommand } from './account.commands.ts';
 import { appSecretCommand, appStatusCommand, createAppCommand } from './app.commands.ts';
@@ -160,6 +161,7 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${usage}\n`);
     return;
   }
+  setPasswordHashCost(loadConfig().passwordHashCost);
   await command(args);
 }
 
