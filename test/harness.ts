@@ -24,9 +24,9 @@ import { checkAnswersAgainstDocument } from './openapi-responses.ts';
 
 /*
  * Tests hash passwords at the minimum cost (PASSWORD_HASH_COST): at the standard one each hash
- * takes a third of a second of CPU and 128 MiB, and hashing was most of the suite's time. The
- * services and commands the tests start inherit the setting; test/accounts/password-hash-cost.test.ts
- * holds the standard cost.
+ * takes about 0.7 s of CPU and 128 MiB, and the tests make and check thousands. The services and
+ * commands the tests start inherit the setting; test/accounts/password-hash-cost.test.ts holds
+ * the standard cost.
  */
 process.env.PASSWORD_HASH_COST ??= 'minimum';
 setPasswordHashCost(loadConfig().passwordHashCost);

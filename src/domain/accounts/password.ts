@@ -13,7 +13,7 @@ export type PasswordHashCost = 'standard' | 'minimum';
 
 /*
  * scrypt (Node's built-in, memory-hard). The standard cost is the one OWASP recommends, N=2^17,
- * r=8, p=1: about a third of a second of CPU and 128 MiB per hash. The minimum cost, N=2^10, is
+ * r=8, p=1: about 0.7 s of CPU (2 CPUs, idle) and 128 MiB per hash. The minimum cost, N=2^10, is
  * for tests only (the configuration refuses it in production mode): they create and sign in to
  * accounts by the thousand. A stored hash names its own parameters, so verifying follows the
  * cost it was made with.
