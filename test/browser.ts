@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,9 +44,52 @@ export async function launchChromium(): Promise<{ browser: BrowserContext; close
   };
 }
 
-/** Saves a screenshot of the whole page as test-results/<name>.png. */
+/**
+ * Checks the page with axe-core (no violation allowed) and saves a screenshot of the whole page as
+ * test-results/<name>.png: every page a test shows a person is a page axe has checked.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await accessibilityViolations(page), [], `axe-core on ${name}`);
   await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Saves a screenshot of the page as printed (print media) as test-results/<name>.png. axe-core
+ * checks pages as shown on the screen (`screenshot`): in print what is only for the screen is
+ * gone, the page's heading and navigation with it.
+ */
+export async function printScreenshot(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ media: 'print' });
+  await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * What axe-core finds wrong on the page as it is now (its rules for WCAG 2.x A and AA, and best
+ * practices), one line per rule: the rule and the elements.
+ */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated by the browser's debugging protocol: the pages' own policy allows no such script.
+  await page.evaluate(axeSource);
+  const { violations, passed } = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<AxeResults> } }).axe;
+    const result = await axe.run();
+    return {
+      violations: result.violations.map(
+        (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      ),
+      passed: result.passes.map((rule) => rule.id),
+    };
+  });
+  // axe ran its rules on this page (a page it could not check would pass vacuously).
+  for (const rule of ['document-title', 'html-has-lang'])
+    assert.ok(passed.includes(rule), `axe checked ${rule}`);
+  return violations;
+}
+interface AxeResults {
+  violations: { id: string; nodes: { target: string[] }[] }[];
+  passes: { id: string }[];
 }
 
 /** What a page test file drives: the service listening on 127.0.0.1, and a browser. */

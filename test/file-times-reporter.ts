@@ -1,33 +1,34 @@
 /*
- * A node:test reporter: the run's time and its slowest test files, each with its own duration as
- * the file's process reported it (npm test prints it last; the figures are in docs/performance.md
- * "The test suite"). Every file's time goes to test-results/file-times-<pglite|postgres>.txt.
+ * A node:test reporter for test/run-files.ts: for each test file (a suite at the top, the files
+ * one after another), a line of JSON with its time, its tests and its failed tests. test/run.ts
+ * adds them up.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { TestEvent } from 'node:test/reporters';
 
+export interface FileReport {
+  file: string;
+  ms: number;
+  tests: number;
+  failed: number;
+}
+
 export default async function* fileTimes(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
-  const files: { file: string; ms: number; tests: number }[] = [];
-  let run = 0;
+  let tests = 0;
+  let failed = 0;
   for await (const event of source) {
-    if (event.type !== 'test:summary') continue;
-    const { file, duration_ms, counts } = event.data;
-    if (file) files.push({ file: path.relative(process.cwd(), file), ms: duration_ms, tests: counts.tests });
-    else run = duration_ms;
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { name, nesting, details } = event.data;
+    if (nesting > 0) {
+      if (details.type === 'suite') continue;
+      tests += 1;
+      if (event.type === 'test:fail') failed += 1;
+      continue;
+    }
+    // A file failing with no failed test failed on import or in a hook.
+    if (event.type === 'test:fail') failed = Math.max(failed, 1);
+    const report: FileReport = { file: name, ms: details.duration_ms, tests, failed };
+    yield `${JSON.stringify(report)}\n`;
+    tests = 0;
+    failed = 0;
   }
-  const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(7);
-  const lines = files
-    .sort((a, b) => b.ms - a.ms)
-    .map(({ file, ms, tests }) => `${seconds(ms)} s  ${file} (${tests} tests)\n`);
-  const busy = files.reduce((sum, { ms }) => sum + ms, 0);
-  const head = `The test files took ${seconds(run).trim()} s, ${files.length} files, ${seconds(busy).trim()} s one after another`;
-  const list = path.join(
-    'test-results',
-    `file-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.txt`,
-  );
-  mkdirSync(path.dirname(list), { recursive: true });
-  writeFileSync(list, `${head}:\n${lines.join('')}`);
-  yield `\n${head}; the slowest (all in ${list}):\n`;
-  yield* lines.slice(0, 20);
 }

@@ -92,6 +92,22 @@ async function readReplicaOr<T>(
   return read(db);
 }
 
+/*
+ * PGlite's WebAssembly, compiled once per process, and its file-system bundle, read once: shared
+ * by every database the process opens in memory (the tests, a few per test file).
+ */
+let binaries: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+function pgliteBinaries() {
+  binaries ??= (async () => {
+    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+    return {
+      pgliteWasmModule: await WebAssembly.compile(readFileSync(new URL('pglite.wasm', dist))),
+      fsBundle: new Blob([readFileSync(new URL('pglite.data', dist))]),
+    };
+  })();
+  return binaries;
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) {
     const db = postgresDb(target.url, target);
@@ -139,7 +155,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       throw error;
     }
   } else {
-    pglite = await PGlite.create({ loadDataDir: target.initialData, parsers: { [dateOid]: asText } });
+    pglite = await PGlite.create({
+      loadDataDir: target.initialData,
+      parsers: { [dateOid]: asText },
+      ...(await pgliteBinaries()),
+    });
   }
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return {

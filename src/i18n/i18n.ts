@@ -30,7 +30,9 @@ function readCatalogs(): Resource {
 }
 
 const instance = i18next.createInstance();
-await instance.init({
+// With initAsync false and the catalogs at hand the instance is ready when init returns; no
+// top-level await, so that a module importing this one can also be loaded by require().
+void instance.init({
   resources: readCatalogs(),
   supportedLngs: [...locales],
   fallbackLng: defaultLocale,

@@ -14,8 +14,9 @@ import { type JobHandler, type JobHandlers, runDueJobs } from '../../src/worker/
 import { openTestDatabase, TestClock } from '../harness.ts';
 
 const exporter = new InMemorySpanExporter();
+const processor = new SimpleSpanProcessor({ exporter });
 const sdk = new NodeSDK({
-  spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  spanProcessors: [processor],
   metricReaders: [],
   logRecordProcessors: [],
 });
@@ -43,6 +44,8 @@ test('each run of a queued job is a span, failed when the run fails', async () =
   await enqueueJob(ctx, 'rendered-email', { to: 'a@example.test', subject: 's', text: 't' });
   const services = { log: pino({ level: 'silent' }), emailTransport: { send: async () => {} } };
   await runDueJobs(database.db, clock, services, handlers);
+  // A span is exported once the resource's attributes are known, which may take a moment.
+  await processor.forceFlush();
 
   const spans = exporter.getFinishedSpans();
   const images = spans.find((s) => s.name === 'job menu-images');

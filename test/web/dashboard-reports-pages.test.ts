@@ -96,7 +96,7 @@ async function signedIn(email: string): Promise<Browser> {
 const euro = (minor: number, locale: 'en' | 'de' = 'en') => formatMoney(minor, 'EUR', locale);
 /** The text of the page's table with this caption, a row a line and its cells joined with `|`. */
 function tableOf(res: LightMyRequestResponse, caption: string): string[] {
-  const table = new RegExp(`<caption>${caption}</caption>([\\s\\S]*?)</table>`).exec(res.body)?.[1];
+  const table = new RegExp(`<caption[^>]*>${caption}</caption>([\\s\\S]*?)</table>`).exec(res.body)?.[1];
   assert.ok(table, `no table "${caption}"`);
   return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
     [...(row[1] ?? '').matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)]

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pagesInChromium, screenshot } from '../browser.ts';
+import { pagesInChromium, printScreenshot, screenshot } from '../browser.ts';
 import { newAccount, password } from '../harness.ts';
 import { makeRestaurant } from '../oauth/consent-helpers.ts';
 
@@ -116,7 +116,7 @@ test('an owner sets up the floor: area, tables, an error, a new QR code, the cod
     'avoid',
   );
   assert.ok(await page.getByRole('heading', { name: 'Table Bar' }).isVisible());
-  await screenshot(page, 'dashboard-tables-qr-print');
+  await printScreenshot(page, 'dashboard-tables-qr-print');
   await page.emulateMedia({ media: 'screen' });
 
   await page.getByRole('link', { name: 'Back to the tables' }).click();
