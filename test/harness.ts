@@ -21,6 +21,7 @@ import { type Clock, type Ctx, systemCtx } from '../src/domain/shared/context.ts
 import { scopes as allScopes, type Plan, type Scope } from '../src/domain/shared/scopes.ts';
 import type { ApiRoute } from '../src/http/api-v1/api-route.ts';
 import { checkAnswersAgainstDocument } from './openapi-responses.ts';
+import { hangCatcherMs } from './waiting.ts';
 
 /*
  * Tests hash passwords at the minimum cost (PASSWORD_HASH_COST): at the standard one each hash
@@ -160,7 +161,8 @@ async function newPostgresDatabase(
   await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = databaseUrl(serverUrl, name);
-  const database = await openDatabase({ url });
+  // A connection (or a free one of the pool) waited for as long as it takes on a busy machine.
+  const database = await openDatabase({ url, connectTimeoutMs: hangCatcherMs });
   return {
     ...database,
     url,

@@ -5,11 +5,11 @@ import { createAccount } from '../domain/accounts/accounts.service.ts';
 import { signUpDeveloper } from '../domain/accounts/developer-sign-up.ts';
 import { createApp, setAppStatus } from '../domain/apps/apps.service.ts';
 import { consentToApp } from '../domain/connections/connections.service.ts';
+import { demoMenu, demoMenuSummary } from '../domain/menu/demo-menu.ts';
 import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import { type Clock, systemCtx } from '../domain/shared/context.ts';
 import { scopes } from '../domain/shared/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
-import { demoMenu, demoMenuSummary } from './demo-menu.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
 import {
   type DemoConnectionTokens,

@@ -9,6 +9,7 @@ import type { EmailTransport } from '../../src/worker/email-transport.ts';
 import { WebhookSender } from '../../src/worker/webhook-sender.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import type { Tenant, TestApp } from '../harness.ts';
+import { hangCatcherMs } from '../waiting.ts';
 
 export interface Received {
   path: string;
@@ -76,9 +77,10 @@ function streamForever(res: ServerResponse): void {
   more();
 }
 
+/** The sender's settings in the tests: no receiver's answer is cut short on a busy machine. */
 export const settings: WebhookDeliverySettings = {
   ...webhookDeliverySettings({ baseUrl: 'http://servery.test', webhooksAllowInsecure: true }),
-  timeoutMs: 5000,
+  timeoutMs: hangCatcherMs,
 };
 
 const deliveryJob = jobs.find((job) => job.name === 'deliver webhooks');

@@ -322,7 +322,7 @@ test('a reset connection is a failure; an endless 2xx body is a success, never r
   await webhookFor(t, huge, `${receiver.base}${hp}`);
   await record(t, reset, 'order.created', undefined, { livemode: false });
   await record(t, huge, 'order.created', undefined, { livemode: false });
-  await runJob(t.database.db, t.clock, { timeoutMs: 2000 });
+  await runJob(t.database.db, t.clock);
   const rows = await t.database.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')

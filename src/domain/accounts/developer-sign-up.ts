@@ -1,4 +1,4 @@
-import { demoMenu } from '../../demo/demo-menu.ts';
+import { demoMenu } from '../menu/demo-menu.ts';
 import { createRestaurant, type Restaurant } from '../restaurants/restaurants.service.ts';
 import type { Ctx } from '../shared/context.ts';
 import { type Account, createAccount, type NewAccount } from './accounts.service.ts';

@@ -1,9 +1,9 @@
-import { createCategory } from '../domain/menu/categories.service.ts';
-import type { ProductInput } from '../domain/menu/menu.schema.ts';
-import { createOptionGroup } from '../domain/menu/option-groups.service.ts';
-import { createOption } from '../domain/menu/options.service.ts';
-import { createProduct } from '../domain/menu/products.service.ts';
-import type { Ctx } from '../domain/shared/context.ts';
+import type { Ctx } from '../shared/context.ts';
+import { createCategory } from './categories.service.ts';
+import type { ProductInput } from './menu.schema.ts';
+import { createOptionGroup } from './option-groups.service.ts';
+import { createOption } from './options.service.ts';
+import { createProduct } from './products.service.ts';
 
 /** What demoMenu adds, for the demo's description. */
 export const demoMenuSummary = 'a menu of 3 categories, 8 products, 2 option groups';
@@ -11,7 +11,8 @@ export const demoMenuSummary = 'a menu of 3 categories, 8 products, 2 option gro
 /*
  * A small trattoria's menu, as its owner would enter it: starters, pizzas with a shared group of
  * extras, drinks (their own VAT class) with a size choice on the lemonade; allergens and diets
- * as keys; one pizza sold out.
+ * as keys; one pizza sold out. The demo restaurant's menu, and the one a developer's new test
+ * restaurant starts with (accounts/developer-sign-up.ts).
  */
 export async function demoMenu(ctx: Ctx): Promise<void> {
   const starters = await createCategory(ctx, { name: 'Antipasti' });
