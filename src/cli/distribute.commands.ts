@@ -60,9 +60,14 @@ async function databaseName(database: Database): Promise<string> {
   return result.rows[0]?.name ?? '';
 }
 
+/**
+ * The extension made in this database, not merely installed on the server: on a cluster it is made
+ * in the database on every node and the workers are added to it (docs/scale-out.md), which the
+ * coordinator alone cannot do.
+ */
 async function hasCitus(database: Database): Promise<boolean> {
   if (database.kind !== 'postgres') return false;
   const result = await sql<{ name: string }>`
-    SELECT name FROM pg_available_extensions WHERE name = 'citus'`.execute(database.db);
+    SELECT extname AS name FROM pg_extension WHERE extname = 'citus'`.execute(database.db);
   return result.rows.length > 0;
 }
