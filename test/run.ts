@@ -6,7 +6,7 @@
  * of CPU before its first test. Batches shrink as the run goes on (a share of what is left), so
  * the processes finish close together. Each batch's output is printed when it ends; last come the
  * counts, the files that failed and the slowest files, and every file's time goes to
- * test-results/file-times-<pglite|postgres>.txt (docs/performance.md, "The test suite").
+ * test-results/file-times-<pglite|postgres|citus>.txt (docs/performance.md, "The test suite").
  */
 import { spawn } from 'node:child_process';
 import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -90,7 +90,8 @@ const lines = finished
 const head =
   `The test files took ${seconds(performance.now() - started)} s in ${batches} processes, ` +
   `${all.length} files, ${seconds(oneAfterAnother)} s one after another`;
-const list = path.join('test-results', `file-times-${process.env.DATABASE_URL ? 'postgres' : 'pglite'}.txt`);
+const database = process.env.CITUS_URL ? 'citus' : process.env.DATABASE_URL ? 'postgres' : 'pglite';
+const list = path.join('test-results', `file-times-${database}.txt`);
 mkdirSync(path.dirname(list), { recursive: true });
 writeFileSync(list, `${head}:\n${lines.join('')}`);
 

@@ -44,6 +44,8 @@ export async function distributeCommand(args: string[]): Promise<void> {
     }
     if (!(await hasCitus(database)))
       throw new InputError('distribute: this database has no Citus extension to distribute the tables with');
+    if (await isPlaced(database))
+      throw new InputError('distribute: the tables are placed already (citus_tables lists them)');
     const statements = distributionStatements(schema, await databaseName(database));
     // One transaction: a statement Citus refuses leaves nothing placed.
     await database.db.transaction().execute(async (trx) => {
@@ -58,6 +60,13 @@ export async function distributeCommand(args: string[]): Promise<void> {
 async function databaseName(database: Database): Promise<string> {
   const result = await sql<{ name: string }>`SELECT current_database() AS name`.execute(database.db);
   return result.rows[0]?.name ?? '';
+}
+
+/** Whether Citus has placed tables of this database already (a second run would fail on them). */
+async function isPlaced(database: Database): Promise<boolean> {
+  const result = await sql<{ placed: boolean }>`
+    SELECT EXISTS (SELECT FROM pg_dist_partition) AS placed`.execute(database.db);
+  return result.rows[0]?.placed === true;
 }
 
 /**
