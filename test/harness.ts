@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type AppDeps, buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
+import { distributionStatements, readSchema } from '../src/db/distribution.ts';
 import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
 import { setPasswordHashCost } from '../src/domain/accounts/password.ts';
@@ -20,6 +22,7 @@ import { createRestaurant } from '../src/domain/restaurants/restaurants.service.
 import { type Clock, type Ctx, systemCtx } from '../src/domain/shared/context.ts';
 import { scopes as allScopes, type Plan, type Scope } from '../src/domain/shared/scopes.ts';
 import type { ApiRoute } from '../src/http/api-v1/api-route.ts';
+import { citusUrl, newCitusDatabase } from './citus-cluster.ts';
 import { checkAnswersAgainstDocument } from './openapi-responses.ts';
 import { hangCatcherMs } from './waiting.ts';
 
@@ -135,12 +138,35 @@ function databaseUrl(serverUrl: string, name: string): string {
  * new PostgreSQL database created for it and dropped on close.
  */
 export async function openTestDatabase(): Promise<Database & { url: string | null }> {
+  if (citusUrl) return distributedTestDatabase(citusUrl);
   const serverUrl = process.env.DATABASE_URL;
   const database = serverUrl
     ? await newPostgresDatabase(serverUrl, await migratedPostgresTemplate(serverUrl))
     : { ...(await openDatabase({ memory: true, initialData: await migratedPgliteDump() })), url: null };
   await migrate(database);
   return database;
+}
+
+/**
+ * With CITUS_URL set, a test file's database is a new one on that Citus cluster, migrated and
+ * distributed as `servery distribute` places it, and dropped on every node on close.
+ */
+async function distributedTestDatabase(coordinatorUrl: string): Promise<Database & { url: string }> {
+  const cluster = await newCitusDatabase(coordinatorUrl);
+  const database = await openDatabase({ url: cluster.url, connectTimeoutMs: hangCatcherMs });
+  await migrate(database);
+  const statements = distributionStatements(await readSchema(database.db), cluster.name);
+  await database.db.transaction().execute(async (trx) => {
+    for (const statement of statements) await sql.raw(statement).execute(trx);
+  });
+  return {
+    ...database,
+    url: cluster.url,
+    close: async () => {
+      await database.close();
+      await cluster.drop();
+    },
+  };
 }
 
 /** A database with no migration applied (as openTestDatabase's, for tests of a migration). */
