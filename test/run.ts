@@ -2,7 +2,7 @@
  * `npm test` runs this: every test file (or those under the paths given: `npm test -- test/menu`),
  * in a few processes instead of one per file, as many at a time as the machine has cores. Each
  * process runs a batch of files one after another (test/run-files.ts), so Node, the sources and
- * PGlite's compiled WebAssembly load once per batch: a process of its own cost each file some 5 s
+ * PGlite's compiled WebAssembly load once per batch: a process of its own cost each file some 8 s
  * of CPU before its first test. Batches shrink as the run goes on (a share of what is left), so
  * the processes finish close together. Each batch's output is printed when it ends; last come the
  * counts, the files that failed and the slowest files, and every file's time goes to
@@ -19,6 +19,10 @@ const files = roots
   .flatMap((root) => (statSync(root).isDirectory() ? globSync(`${root}/**/*.test.ts`) : [root]))
   .map((file) => path.normalize(file))
   .sort();
+if (files.length === 0) {
+  process.stderr.write(`no test files under ${roots.join(', ')}\n`);
+  process.exit(2);
+}
 const processes = Math.min(availableParallelism(), files.length);
 const reports = mkdtempSync(path.join(tmpdir(), 'servery-test-run-'));
 const started = performance.now();
