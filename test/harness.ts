@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { type AppDeps, buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
-import { distributionStatements, readSchema } from '../src/db/distribution.ts';
+import { distributionStatements, placeTables, readSchema } from '../src/db/distribution.ts';
 import { migrate, migrationNames } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
 import { setPasswordHashCost } from '../src/domain/accounts/password.ts';
@@ -156,9 +155,7 @@ async function distributedTestDatabase(coordinatorUrl: string): Promise<Database
   const database = await openDatabase({ url: cluster.url, connectTimeoutMs: hangCatcherMs });
   await migrate(database);
   const statements = distributionStatements(await readSchema(database.db), cluster.name);
-  await database.db.transaction().execute(async (trx) => {
-    for (const statement of statements) await sql.raw(statement).execute(trx);
-  });
+  await database.db.transaction().execute((trx) => placeTables(trx, statements));
   return {
     ...database,
     url: cluster.url,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import type { Database } from '../db/client.ts';
-import { distributionBlockers, distributionStatements, readSchema } from '../db/distribution.ts';
+import { distributionBlockers, distributionStatements, placeTables, readSchema } from '../db/distribution.ts';
 import { InputError } from '../domain/shared/errors.ts';
 import { openConfiguredDatabase, requireMigrated } from './admin-transaction.ts';
 import { parseCommandLine, printResult } from './command-line.ts';
@@ -48,9 +48,7 @@ export async function distributeCommand(args: string[]): Promise<void> {
       throw new InputError('distribute: the tables are placed already (citus_tables lists them)');
     const statements = distributionStatements(schema, await databaseName(database));
     // One transaction: a statement Citus refuses leaves nothing placed.
-    await database.db.transaction().execute(async (trx) => {
-      for (const statement of statements) await sql.raw(statement).execute(trx);
-    });
+    await database.db.transaction().execute((trx) => placeTables(trx, statements));
     printResult(values.json, { statements }, `${statements.join(';\n')};`);
   } finally {
     await database.close();

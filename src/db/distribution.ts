@@ -237,3 +237,9 @@ export function distributionStatements(catalog: Catalog, database: string): stri
     "SELECT truncate_local_data_after_distributing_table(table_name) FROM citus_tables WHERE citus_table_type <> 'local'",
   ];
 }
+
+/** Runs the statements of distributionStatements, in order, on `db` (a transaction, so that one
+ * Citus refuses leaves nothing placed). */
+export async function placeTables(db: Db, statements: readonly string[]): Promise<void> {
+  for (const statement of statements) await sql.raw(statement).execute(db);
+}

@@ -1,21 +1,24 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { type Database, type Db, openDatabase } from '../../src/db/client.ts';
-import { distributionBlockers, distributionStatements, readSchema } from '../../src/db/distribution.ts';
+import {
+  distributionBlockers,
+  distributionStatements,
+  placeTables,
+  readSchema,
+} from '../../src/db/distribution.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { demoMenu } from '../../src/domain/menu/demo-menu.ts';
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { type CitusDatabase, citusUrl, newCitusDatabase } from '../citus-cluster.ts';
+import { cliEnv, runServery } from '../cli/cli-runner.ts';
 import { makeTenant, TestClock } from '../harness.ts';
-import { hangCatcherMs } from '../waiting.ts';
 
 /*
  * `servery distribute` on a real Citus cluster (CITUS_URL; .ci/run starts one): what the check
@@ -24,22 +27,7 @@ import { hangCatcherMs } from '../waiting.ts';
  * and the rules that replaced the keys Citus refuses still hold there.
  */
 
-const cli = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-
-async function servery(url: string, ...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' };
-  delete env.NODE_TEST_CONTEXT;
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
-      env,
-      timeout: hangCatcherMs,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
-    return { code, stdout, stderr };
-  }
-}
+const servery = (url: string, ...args: string[]) => runServery({ ...cliEnv(), DATABASE_URL: url }, args);
 
 describe('servery distribute on a Citus cluster', {
   skip: citusUrl ? false : 'CITUS_URL names no cluster',
@@ -66,8 +54,7 @@ describe('servery distribute on a Citus cluster', {
         const schema = await readSchema(trx);
         outcome.blockers = distributionBlockers(schema);
         try {
-          for (const statement of distributionStatements(schema, cluster.name))
-            await sql.raw(statement).execute(trx);
+          await placeTables(trx, distributionStatements(schema, cluster.name));
         } catch (error) {
           outcome.refusal = (error as Error).message;
         }
@@ -163,8 +150,8 @@ describe('servery distribute on a Citus cluster', {
       cpSync(fileURLToPath(new URL('../../src/db/migrations/', import.meta.url)), dir, { recursive: true });
       writeFileSync(
         path.join(dir, '9000_after_distribution.sql'),
-        // Not yet an index: Citus sends a CREATE INDEX to the workers as the script's whole text,
-        // which they refuse as a prepared statement of several commands (docs/scale-out.md).
+        // Not yet an index: a CREATE INDEX in a script of several statements is refused on the
+        // workers ("cannot insert multiple commands into a prepared statement", docs/scale-out.md).
         'ALTER TABLE orders ADD COLUMN kitchen_note text;\nALTER TABLE restaurants ADD COLUMN motto text;',
       );
       assert.deepEqual(await migrate(database, pathToFileURL(`${dir}/`)), ['9000_after_distribution.sql']);

@@ -31,9 +31,7 @@ export interface CliRun {
 
 /** A migrated database for the CLI; `seed` fills it before the first run. */
 export async function openCliDatabase(seed: (db: Db) => Promise<void>): Promise<CliDatabase> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'NODE_TEST_CONTEXT', 'WEBHOOKS_ALLOW_INSECURE'])
-    delete env[name];
+  const env = cliEnv();
   let cliDatabase: Omit<CliDatabase, 'run'> & { env: NodeJS.ProcessEnv };
   if (process.env.DATABASE_URL) {
     const postgres = await openTestDatabase();
@@ -62,22 +60,25 @@ export async function openCliDatabase(seed: (db: Db) => Promise<void>): Promise<
   return {
     withDatabase: cliDatabase.withDatabase,
     close: cliDatabase.close,
-    run: (...args) =>
-      new Promise((resolve) => {
-        execFile(
-          process.execPath,
-          [cli, ...args],
-          { env: cliDatabase.env, timeout: hangCatcherMs },
-          (error, stdout, stderr) => {
-            resolve({
-              code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
-              stdout,
-              stderr,
-            });
-          },
-        );
-      }),
+    run: (...args) => runServery(cliDatabase.env, args),
   };
+}
+
+/** The environment of a CLI command in a test: the test's own, quiet, without its database. */
+export function cliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'NODE_TEST_CONTEXT', 'WEBHOOKS_ALLOW_INSECURE'])
+    delete env[name];
+  return env;
+}
+
+/** Runs `servery <args>` in a process of its own with `env`. */
+export function runServery(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { env, timeout: hangCatcherMs }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
 }
 
 /** The one JSON object a successful `--json` run prints. */
