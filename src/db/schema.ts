@@ -199,9 +199,16 @@ export interface WebhookSecretsTable {
   expires_at: Date | null;
 }
 
+/** How far the webhook fan-out has come in one restaurant's events. */
 export interface WebhookFanoutTable {
-  singleton: Generated<boolean>;
-  position: ColumnType<string | number, never, string>;
+  tenant_id: string;
+  position: ColumnType<string, string, string>;
+}
+
+/** The last feed position one restaurant's events were given (events/positions.ts). */
+export interface EventSequencesTable {
+  tenant_id: string;
+  position: ColumnType<string, string, string>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -556,6 +563,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   event_envelopes: EventEnvelopesTable;
+  event_sequences: EventSequencesTable;
   jobs: JobsTable;
   sessions: SessionsTable;
   webhooks: WebhooksTable;

@@ -94,7 +94,8 @@ interface QueueState {
  * open jobs those of jobs_due: each count reads its index only. `due` is what a worker would
  * send now; a claimed delivery's next_attempt_at is its lease, so sends in flight are not due.
  * Events not yet made into deliveries are those without a position (events_unstamped) and those
- * past the fan-out's position (events_feed_position).
+ * past their restaurant's fan-out position. On Citus each count asks every shard (a scrape, not a
+ * request).
  */
 async function readQueues(db: Db, now: Date): Promise<QueueState> {
   const { rows } = await sql<{
@@ -106,7 +107,8 @@ async function readQueues(db: Db, now: Date): Promise<QueueState> {
     jobs_oldest_due: Date | null;
   }>`
     SELECT (SELECT count(*) FROM events WHERE position IS NULL)
-        + (SELECT count(*) FROM events WHERE position > (SELECT position FROM webhook_fanout))
+        + (SELECT count(*) FROM events e LEFT JOIN webhook_fanout f ON f.tenant_id = e.tenant_id
+           WHERE e.position > coalesce(f.position, 0))
         AS events_awaiting_fanout,
       w.due AS webhooks_due, w.scheduled AS webhooks_scheduled, w.oldest_due AS webhooks_oldest_due,
       j.due AS jobs_due, j.oldest_due AS jobs_oldest_due

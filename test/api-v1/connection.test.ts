@@ -59,5 +59,5 @@ test('tokens are stored hashed, never in plain', async () => {
   assert.equal(rows.length, 1);
   assert.notEqual(rows[0]?.token_hash, tenant.token);
   assert.match(rows[0]?.token_hash ?? '', /^[0-9a-f]{64}$/);
-  assert.match(tenant.token, /^svc_at_[A-Za-z0-9_-]{43}$/);
+  assert.match(tenant.token, /^svc_at_[A-Za-z0-9_-]{65}$/);
 });

@@ -119,7 +119,7 @@ test('concurrent writers and a poller following next_after: every event exactly 
   // A second stamper, as the worker runs it, at the same time as the feed's own stamping.
   const stamper = (async () => {
     while (writing) {
-      await stampEventPositions(t.database.db);
+      await stampEventPositions(t.database.db, tenant.restaurantId);
       await sleep(5);
     }
   })();

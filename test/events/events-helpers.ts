@@ -91,7 +91,7 @@ export async function feedAll(t: TestApp, token: string, query = ''): Promise<Fe
 
 /** The id a connection sees an event under (the outbox row id → its position, stamped now). */
 export async function idFor(t: TestApp, tenant: Tenant, outboxId: string): Promise<string> {
-  await stampEventPositions(t.database.db);
+  await stampEventPositions(t.database.db, tenant.restaurantId);
   const row = await t.database.db
     .selectFrom('events')
     .select('position')

@@ -61,8 +61,8 @@ test('a code exchange answers exactly the spec’s body, no-store, and its acces
     connection_id: client.connectionId,
     tenant: { id: client.restaurantId, name: restaurant.name, slug: restaurant.slug },
   });
-  assert.match(body.access_token, /^svc_at_[A-Za-z0-9_-]{43}$/);
-  assert.match(body.refresh_token, /^svc_rt_[A-Za-z0-9_-]{43}$/);
+  assert.match(body.access_token, /^svc_at_[A-Za-z0-9_-]{65}$/);
+  assert.match(body.refresh_token, /^svc_rt_[A-Za-z0-9_-]{65}$/);
   const me = await t.app.inject({ url: '/v1/me', headers: { authorization: `Bearer ${body.access_token}` } });
   assert.equal(me.statusCode, 200);
   assert.deepEqual(me.json().scopes, ['orders:read', 'menu:read']);

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { stampEventPositions } from '../../src/domain/events/positions.ts';
+import { stampAllEventPositions } from '../../src/domain/events/positions.ts';
 import { enqueueJob } from '../../src/domain/jobs/jobs.ts';
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
@@ -226,7 +226,7 @@ describe('webhook deliveries', () => {
     );
     assert.equal(sampleValue(samples, 'servery_webhook_queue_due'), 0);
     // The worker's first steps, without the send: the delivery is queued, due at once.
-    await stampEventPositions(database.db);
+    await stampAllEventPositions(database.db);
     await fanOutDeliveries(database.db, clock);
     clock.advance(30_000);
     samples = await scrape();

@@ -136,7 +136,9 @@ describe('a delivery', () => {
     assert.equal(receiver.connections(), connections);
     const log = await t.database.db
       .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+      .innerJoin('webhook_delivery_attempts as a', (join) =>
+        join.onRef('a.tenant_id', '=', 'd.tenant_id').onRef('a.delivery_id', '=', 'd.id'),
+      )
       .select(['a.status_code', 'a.error'])
       .where('d.tenant_id', '=', tenant.restaurantId)
       .execute();
@@ -296,7 +298,9 @@ describe('failures', () => {
       assert.equal(at(fp).length, 1);
       const rows = await t.database.db
         .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+        .innerJoin('webhook_delivery_attempts as a', (join) =>
+          join.onRef('a.tenant_id', '=', 'd.tenant_id').onRef('a.delivery_id', '=', 'd.id'),
+        )
         .select(['d.tenant_id', 'd.delivered_at', 'a.error', 'a.duration_ms'])
         .where('d.tenant_id', 'in', [hanging.restaurantId, fine.restaurantId])
         .execute();
@@ -325,7 +329,9 @@ test('a reset connection is a failure; an endless 2xx body is a success, never r
   await runJob(t.database.db, t.clock);
   const rows = await t.database.db
     .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+    .innerJoin('webhook_delivery_attempts as a', (join) =>
+      join.onRef('a.tenant_id', '=', 'd.tenant_id').onRef('a.delivery_id', '=', 'd.id'),
+    )
     .select(['d.tenant_id', 'd.delivered_at', 'a.status_code', 'a.error'])
     .where('d.tenant_id', 'in', [reset.restaurantId, huge.restaurantId])
     .execute();

@@ -2,12 +2,17 @@ import DataLoader from 'dataloader';
 import { CompiledQuery, type InferResult, sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { Ctx } from '../shared/context.ts';
-import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { newId, sha256 } from '../shared/ids.ts';
+import {
+  newRestaurantSecret,
+  restaurantOfSecret,
+  restaurantSecretPattern,
+} from '../shared/restaurant-secrets.ts';
 import type { Plan, Scope } from '../shared/scopes.ts';
 import { type Connection, toConnection } from './connection.schema.ts';
 
 export const accessTokenLifetimeSeconds = 3600;
-export const accessTokenPattern = /^svc_at_[A-Za-z0-9_-]{43}$/;
+export const accessTokenPattern = restaurantSecretPattern('svc_at_');
 
 /**
  * Issues an access token for a connection; the token itself is returned once and stored hashed.
@@ -23,7 +28,7 @@ export async function issueAccessToken(
     refreshTokenId?: string;
   },
 ): Promise<{ token: string; expiresAt: Date }> {
-  const token = newSecret('svc_at_');
+  const token = newRestaurantSecret('svc_at_', input.tenantId);
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + accessTokenLifetimeSeconds * 1000);
   await ctx.db
@@ -67,8 +72,12 @@ export type TokenCheck =
   | { status: 'invalid'; reason: string }
   | { status: 'unknown' };
 
-/** The token lookup: one query joining tokens, their connections, apps and restaurants. */
-function tokenLookup(db: Db, hashes: readonly string[]) {
+/**
+ * The token lookup: one query joining tokens, their connections, apps and restaurants. Tokens
+ * naming their restaurant are looked up in it (on Citus, on the restaurants' nodes alone); those
+ * of the older form by hash alone (every shard).
+ */
+function tokenLookup(db: Db, hashes: readonly string[], tenants: readonly string[] | null) {
   return db
     .selectFrom('access_tokens as t')
     .innerJoin('connections as c', (join) =>
@@ -98,7 +107,14 @@ function tokenLookup(db: Db, hashes: readonly string[]) {
       'r.livemode',
       'r.subscription_active',
     ])
-    .where('t.token_hash', '=', sql<string>`any(${hashes})`);
+    .where('t.token_hash', '=', sql<string>`any(${hashes})`)
+    .$if(tenants !== null, (query) => query.where('t.tenant_id', '=', sql<string>`any(${tenants})`));
+}
+
+/** A token to look up: its hash, and its restaurant when it names it. */
+interface TokenKey {
+  hash: string;
+  tenantId: string | null;
 }
 
 type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
@@ -110,17 +126,27 @@ type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
  * - the query is built and compiled with Kysely once per database (that costs about as much as
  *   running it), then run with each batch's hashes.
  */
-const tokenLoaders = new WeakMap<Db, DataLoader<string, TokenRow | undefined>>();
+const tokenLoaders = new WeakMap<Db, DataLoader<TokenKey, TokenRow | undefined>>();
 
-function tokenLoader(db: Db): DataLoader<string, TokenRow | undefined> {
+function tokenLoader(db: Db): DataLoader<TokenKey, TokenRow | undefined> {
   let loader = tokenLoaders.get(db);
   if (!loader) {
-    const text = tokenLookup(db, []).compile().sql;
+    const inRestaurants = tokenLookup(db, [], []).compile().sql;
+    const byHashAlone = tokenLookup(db, [], null).compile().sql;
+    const run = async (keys: readonly TokenKey[], named: boolean) => {
+      const some = keys.filter((key) => (key.tenantId !== null) === named);
+      if (some.length === 0) return [];
+      const hashes = some.map((key) => key.hash);
+      const query = named
+        ? CompiledQuery.raw(inRestaurants, [hashes, [...new Set(some.map((key) => key.tenantId))]])
+        : CompiledQuery.raw(byHashAlone, [hashes]);
+      return (await db.executeQuery<TokenRow>(query)).rows;
+    };
     loader = new DataLoader(
-      async (hashes) => {
-        const { rows } = await db.executeQuery<TokenRow>(CompiledQuery.raw(text, [hashes]));
+      async (keys) => {
+        const rows = [...(await run(keys, true)), ...(await run(keys, false))];
         const byHash = new Map(rows.map((row) => [row.token_hash, row]));
-        return hashes.map((hash) => byHash.get(hash));
+        return keys.map((key) => byHash.get(key.hash));
       },
       // Requests that arrive in one pass of the event loop over its sockets are looked up together.
       { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
@@ -132,7 +158,10 @@ function tokenLoader(db: Db): DataLoader<string, TokenRow | undefined> {
 
 export async function checkAccessToken(db: Db, token: string, now: Date): Promise<TokenCheck> {
   if (!accessTokenPattern.test(token)) return { status: 'unknown' };
-  const row = await tokenLoader(db).load(sha256(token));
+  const row = await tokenLoader(db).load({
+    hash: sha256(token),
+    tenantId: restaurantOfSecret('svc_at_', token),
+  });
   if (!row) return { status: 'unknown' };
   if (row.revoked_at) return { status: 'invalid', reason: 'The access token was revoked.' };
   if (row.expires_at <= now) return { status: 'invalid', reason: 'The access token expired.' };

@@ -147,7 +147,7 @@ async function startOf(
 export async function listEvents(ctx: Ctx, query: EventFeedQuery): Promise<EventPage> {
   const viewer = viewerOf(ctx);
   const types = visibleTypes(viewer.scopes, query.types === undefined ? null : parseTypesFilter(query.types));
-  await stampEventPositions(ctx.db);
+  await stampEventPositions(ctx.db, viewer.tenantId);
   if (query.after === 'latest') {
     const newest = await ctx.db
       .selectFrom('events')

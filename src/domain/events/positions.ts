@@ -2,39 +2,72 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import { sha256 } from '../shared/ids.ts';
 
-/** Arbitrary constant naming the sequencer's advisory lock. */
-const sequencerLock = 727_2027;
-
 /** Most events one stamping takes; the rest wait for the next. */
 const stampBatch = 5000;
 
 /*
- * The sequencer (decisions.md, Events: the feed never skips an event). An id or sequence value
- * taken inside a writer's transaction may commit after a higher one a poller already passed; so
- * events get their feed position only AFTER they committed:
- * - one stamping at a time (an advisory transaction lock), each taking sequence values above
- *   every earlier stamping's;
+ * The sequencer (decisions.md, Events: the feed never skips an event), one per restaurant. An id
+ * or sequence value taken inside a writer's transaction may commit after a higher one a poller
+ * already passed; so events get their feed position only AFTER they committed:
+ * - one stamping of a restaurant at a time (the lock of its row in event_sequences), each giving
+ *   positions above every earlier stamping's (the row holds the last one given);
  * - a stamping numbers only events committed before it began, in id order, and its positions
  *   become visible together when it commits.
- * So the positions a reader sees are always a prefix of all positions ever handed out: no later
- * commit can appear below a position already seen. Cheap when nothing waits (one index probe).
- * Returns how many events it stamped.
+ * So the positions a reader of a restaurant's feed sees are always a prefix of all positions ever
+ * handed out in it: no later commit can appear below a position already seen. Each statement
+ * names the restaurant, so on Citus a stamping runs on the restaurant's node, beside the others.
+ * Cheap when nothing waits (one index probe). Returns how many events it stamped.
  */
-export async function stampEventPositions(db: Db): Promise<number> {
-  const pending = await db.selectFrom('events').select('id').where('position', 'is', null).limit(1).execute();
+export async function stampEventPositions(db: Db, tenantId: string): Promise<number> {
+  const pending = await db
+    .selectFrom('events')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('position', 'is', null)
+    .limit(1)
+    .execute();
   if (pending.length === 0) return 0;
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(${sql.lit(sequencerLock)})`.execute(trx);
+    // The restaurant's counter, made at its first stamping, locked until the commit.
+    const counter = await sql<{ position: string }>`
+      INSERT INTO event_sequences (tenant_id, position) VALUES (${tenantId}, 0)
+      ON CONFLICT (tenant_id) DO UPDATE SET position = event_sequences.position
+      RETURNING position`.execute(trx);
+    const last = counter.rows[0]?.position ?? '0';
     // A new statement, so a new snapshot: it sees every event committed before the lock was had.
     const result = await sql`
-      UPDATE events e SET position = s.position
+      UPDATE events e SET position = ${last}::bigint + p.n
       FROM (
-        SELECT tenant_id, id, nextval('event_positions') AS position
-        FROM (SELECT tenant_id, id FROM events WHERE position IS NULL ORDER BY id LIMIT ${sql.lit(stampBatch)}) p
-      ) s
-      WHERE e.tenant_id = s.tenant_id AND e.id = s.id`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
+        SELECT id, row_number() OVER (ORDER BY id) AS n FROM events
+        WHERE tenant_id = ${tenantId} AND position IS NULL
+        ORDER BY id LIMIT ${sql.lit(stampBatch)}
+      ) p
+      WHERE e.tenant_id = ${tenantId} AND e.id = p.id`.execute(trx);
+    const stamped = Number(result.numAffectedRows ?? 0);
+    await trx
+      .updateTable('event_sequences')
+      .set({ position: sql`position + ${stamped}` })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    return stamped;
   });
+}
+
+/**
+ * Stamps the committed events of every restaurant that has some waiting (the worker's run). On
+ * Citus, finding them asks every shard (its index of unstamped events); then each restaurant is
+ * stamped on its node.
+ */
+export async function stampAllEventPositions(db: Db): Promise<number> {
+  const waiting = await db
+    .selectFrom('events')
+    .select('tenant_id')
+    .distinct()
+    .where('position', 'is', null)
+    .execute();
+  let stamped = 0;
+  for (const { tenant_id } of waiting) stamped += await stampEventPositions(db, tenant_id);
+  return stamped;
 }
 
 const zeros = '0'.repeat(16);

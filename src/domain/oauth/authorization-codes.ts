@@ -1,10 +1,11 @@
 import type { Ctx } from '../shared/context.ts';
 import { InputError } from '../shared/errors.ts';
-import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { newId, sha256 } from '../shared/ids.ts';
+import { newRestaurantSecret, restaurantSecretPattern } from '../shared/restaurant-secrets.ts';
 import type { Scope } from '../shared/scopes.ts';
 
 export const authorizationCodeLifetimeSeconds = 10 * 60;
-export const authorizationCodePattern = /^svc_ac_[A-Za-z0-9_-]{43}$/;
+export const authorizationCodePattern = restaurantSecretPattern('svc_ac_');
 /** An S256 code challenge: base64url of a SHA-256 digest, no padding. */
 const codeChallengePattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -26,7 +27,7 @@ export async function issueAuthorizationCode(
 ): Promise<string> {
   if (!codeChallengePattern.test(input.codeChallenge))
     throw new InputError('the code challenge must be 43 characters of base64url (S256)');
-  const code = newSecret('svc_ac_');
+  const code = newRestaurantSecret('svc_ac_', input.tenantId);
   const now = ctx.clock.now();
   await ctx.db
     .insertInto('authorization_codes')

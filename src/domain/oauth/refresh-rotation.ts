@@ -1,11 +1,19 @@
 import { sql } from 'kysely';
 import { accessTokenLifetimeSeconds } from '../connections/access-tokens.ts';
 import type { Ctx } from '../shared/context.ts';
-import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { newId, sha256 } from '../shared/ids.ts';
+import { newRestaurantSecret } from '../shared/restaurant-secrets.ts';
 import { scopes as allScopes } from '../shared/scopes.ts';
 import type { Client } from './client-authentication.ts';
 import { refreshTokenLifetimeSeconds } from './refresh-tokens.ts';
 import type { TokenResponse } from './token-response.schema.ts';
+
+/** A refresh request: the token's restaurant and hash, and the `scope` sent. */
+export interface RefreshRequest {
+  tenantId: string;
+  hash: string;
+  scope: string | undefined;
+}
 
 /*
  * The common refresh, an unused refresh token rotated, in one statement (one round trip, a
@@ -24,14 +32,14 @@ import type { TokenResponse } from './token-response.schema.ts';
 export async function rotateUnusedRefreshToken(
   ctx: Ctx,
   client: Client,
-  request: { refreshToken: string; scope: string | undefined },
+  request: RefreshRequest,
 ): Promise<TokenResponse | null> {
   const now = ctx.clock.now();
-  const hash = sha256(request.refreshToken);
+  const { tenantId, hash } = request;
   const requested = request.scope === undefined ? null : request.scope.split(' ');
-  const refreshToken = newSecret('svc_rt_');
+  const refreshToken = newRestaurantSecret('svc_rt_', tenantId);
   const refreshId = newId();
-  const accessToken = newSecret('svc_at_');
+  const accessToken = newRestaurantSecret('svc_at_', tenantId);
   const { rows } = await sql<{
     tenant_id: string;
     connection_id: string;
@@ -42,12 +50,12 @@ export async function rotateUnusedRefreshToken(
     WITH family AS (
       SELECT f.tenant_id, f.id FROM authorization_codes f
       JOIN refresh_tokens t ON t.tenant_id = f.tenant_id AND t.family_id = f.id
-      WHERE t.token_hash = ${hash}
+      WHERE f.tenant_id = ${tenantId} AND t.token_hash = ${hash}
       FOR UPDATE OF f
     ), used AS (
       UPDATE refresh_tokens t SET used_at = ${now}, replaced_by = ${refreshId}
       FROM family f, connections c
-      WHERE t.token_hash = ${hash} AND t.tenant_id = f.tenant_id AND t.family_id = f.id
+      WHERE t.tenant_id = ${tenantId} AND t.token_hash = ${hash} AND t.tenant_id = f.tenant_id AND t.family_id = f.id
         AND t.app_id = ${client.appId} AND t.used_at IS NULL AND t.revoked_at IS NULL
         AND t.expires_at > ${now}
         AND c.tenant_id = t.tenant_id AND c.id = t.connection_id AND c.ended_at IS NULL

@@ -1,11 +1,12 @@
 import type { Ctx } from '../shared/context.ts';
 import { sha256 } from '../shared/ids.ts';
+import { restaurantOfSecret } from '../shared/restaurant-secrets.ts';
 import { scopes as allScopes } from '../shared/scopes.ts';
 import type { Client } from './client-authentication.ts';
 import { checkConnectionActive } from './connection-check.ts';
 import { InvalidGrant } from './oauth-errors.ts';
 import { isGraceReuse } from './refresh-grace.ts';
-import { rotateUnusedRefreshToken } from './refresh-rotation.ts';
+import { type RefreshRequest, rotateUnusedRefreshToken } from './refresh-rotation.ts';
 import { refreshTokenPattern } from './refresh-tokens.ts';
 import { lockFamily, revokeFamily, revokePair } from './token-families.ts';
 import { type GrantOutcome, issueTokenPair } from './token-pair.ts';
@@ -14,7 +15,9 @@ import { accessTokenScopes } from './token-scopes.ts';
 /*
  * The refresh_token grant with rotation (spec: Refresh with rotation). An unused token that passes
  * every check is rotated in one statement (refresh-rotation.ts); anything else is decided in a
- * transaction, check by check, below.
+ * transaction, check by check, below. Every statement names the token's restaurant (on Citus it
+ * then runs on the restaurant's node: a lock or a write through a CTE must); a token of the older
+ * form, which does not name it, is looked up first.
  */
 export async function refreshTokens(
   ctx: Ctx,
@@ -23,9 +26,24 @@ export async function refreshTokens(
 ): Promise<GrantOutcome> {
   if (!refreshTokenPattern.test(request.refreshToken))
     throw new InvalidGrant('The refresh token is not valid.');
-  const rotated = await rotateUnusedRefreshToken(ctx, client, request);
+  const hash = sha256(request.refreshToken);
+  const tenantId =
+    restaurantOfSecret('svc_rt_', request.refreshToken) ?? (await restaurantOfRefreshToken(ctx, hash));
+  if (tenantId === null) throw new InvalidGrant('The refresh token is not valid.');
+  const token = { tenantId, hash, scope: request.scope };
+  const rotated = await rotateUnusedRefreshToken(ctx, client, token);
   if (rotated) return { issued: rotated };
-  return ctx.db.transaction().execute((trx) => refreshUnderLock({ ...ctx, db: trx }, client, request));
+  return ctx.db.transaction().execute((trx) => refreshUnderLock({ ...ctx, db: trx }, client, token));
+}
+
+/** The restaurant of a token that does not name it (issued before tokens did): asks every shard on Citus. */
+async function restaurantOfRefreshToken(ctx: Ctx, hash: string): Promise<string | null> {
+  const found = await ctx.db
+    .selectFrom('refresh_tokens')
+    .select('tenant_id')
+    .where('token_hash', '=', hash)
+    .executeTakeFirst();
+  return found?.tenant_id ?? null;
 }
 
 /*
@@ -39,16 +57,13 @@ export async function refreshTokens(
  * - a used token within the grace rule → the pair issued for it is revoked;
  * then a new pair is issued and the token is used up, pointing to its replacement.
  */
-async function refreshUnderLock(
-  ctx: Ctx,
-  client: Client,
-  request: { refreshToken: string; scope: string | undefined },
-): Promise<GrantOutcome> {
+async function refreshUnderLock(ctx: Ctx, client: Client, request: RefreshRequest): Promise<GrantOutcome> {
   const invalid = new InvalidGrant('The refresh token is not valid.');
-  const hash = sha256(request.refreshToken);
+  const { hash } = request;
   const found = await ctx.db
     .selectFrom('refresh_tokens')
     .select(['tenant_id', 'family_id'])
+    .where('tenant_id', '=', request.tenantId)
     .where('token_hash', '=', hash)
     .executeTakeFirst();
   if (!found) throw invalid;

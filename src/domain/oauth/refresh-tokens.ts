@@ -1,10 +1,11 @@
 import type { Ctx } from '../shared/context.ts';
-import { newId, newSecret, sha256 } from '../shared/ids.ts';
+import { newId, sha256 } from '../shared/ids.ts';
+import { newRestaurantSecret, restaurantSecretPattern } from '../shared/restaurant-secrets.ts';
 import type { Scope } from '../shared/scopes.ts';
 
 /** A refresh token lives 180 days from its issue, which is the last use of its family. */
 export const refreshTokenLifetimeSeconds = 180 * 24 * 3600;
-export const refreshTokenPattern = /^svc_rt_[A-Za-z0-9_-]{43}$/;
+export const refreshTokenPattern = restaurantSecretPattern('svc_rt_');
 
 /** Issues a refresh token of a family; the token is returned once and stored hashed. */
 export async function issueRefreshToken(
@@ -17,7 +18,7 @@ export async function issueRefreshToken(
     scopes: readonly Scope[];
   },
 ): Promise<{ id: string; token: string }> {
-  const token = newSecret('svc_rt_');
+  const token = newRestaurantSecret('svc_rt_', input.tenantId);
   const id = newId();
   const now = ctx.clock.now();
   await ctx.db

@@ -19,7 +19,6 @@ export function selectionIncludes(selection: readonly string[], type: string): b
 
 /** An enabled webhook that may receive events of a restaurant, and the audience it sees them as. */
 interface Candidate {
-  tenant_id: string;
   webhook_id: string;
   events: string[];
   /** The app's connection to the restaurant; null for the restaurant's own webhook. */
@@ -42,7 +41,7 @@ function recipients(
   candidates: readonly Candidate[],
 ) {
   return candidates.filter((c) => {
-    if (c.tenant_id !== event.tenant_id || !selectionIncludes(c.events, event.type)) return false;
+    if (!selectionIncludes(c.events, event.type)) return false;
     if (event.type.startsWith('app.'))
       return c.connection_id !== null && c.connection_id === event.connection_id;
     if (c.connection_id === null) return true;
@@ -50,32 +49,30 @@ function recipients(
   });
 }
 
-/** The enabled webhooks that may receive events of these restaurants. */
-async function candidatesFor(db: Db, tenants: readonly string[]): Promise<Candidate[]> {
+/** The enabled webhooks that may receive events of a restaurant. */
+async function candidatesFor(db: Db, tenantId: string): Promise<Candidate[]> {
   const ofApps = db
     .selectFrom('connections as c')
     .innerJoin('webhooks as w', 'w.app_id', 'c.app_id')
     .select([
-      'c.tenant_id',
       'w.id as webhook_id',
       'w.events',
       sql<string | null>`c.id`.as('connection_id'),
       sql<string[] | null>`c.scopes`.as('scopes'),
       sql<boolean>`c.ended_at IS NULL`.as('active'),
     ])
-    .where('c.tenant_id', '=', sql<string>`any(${tenants}::uuid[])`)
+    .where('c.tenant_id', '=', tenantId)
     .where('w.enabled', '=', true);
   const own = db
     .selectFrom('webhooks as w')
     .select([
-      sql<string>`w.tenant_id`.as('tenant_id'),
       'w.id as webhook_id',
       'w.events',
       sql<string | null>`NULL::uuid`.as('connection_id'),
       sql<string[] | null>`NULL::text[]`.as('scopes'),
       sql<boolean>`true`.as('active'),
     ])
-    .where('w.tenant_id', '=', sql<string>`any(${tenants}::uuid[])`)
+    .where('w.tenant_id', '=', tenantId)
     .where('w.enabled', '=', true);
   return ofApps.unionAll(own).execute();
 }
@@ -90,28 +87,40 @@ function chunks<T>(rows: readonly T[]): T[][] {
 }
 
 /*
- * Creates the webhook deliveries of the events stamped since the last run, oldest first, and
- * freezes each one's envelope for its audience (for a connection the same row GET /events reads).
- * One fan-out at a time (the progress row is locked); test events (`data.test`) are not fanned
- * out. Running it again creates nothing twice. Returns how many deliveries it created.
+ * Creates the webhook deliveries of the events stamped since the last run, per restaurant, oldest
+ * first, and freezes each one's envelope for its audience (for a connection the same row
+ * GET /events reads). Test events (`data.test`) are not fanned out. Running it again creates
+ * nothing twice. Returns how many deliveries it created.
+ * Finding the restaurants whose events went past their fan-out asks every shard on Citus (the
+ * worker's run, not a request); each restaurant's fan-out then runs on its node.
  */
 export async function fanOutDeliveries(db: Db, clock: Clock): Promise<number> {
+  const behind = await sql<{ tenant_id: string }>`
+    SELECT s.tenant_id FROM event_sequences s LEFT JOIN webhook_fanout f ON f.tenant_id = s.tenant_id
+    WHERE s.position > coalesce(f.position, 0)`.execute(db);
+  let created = 0;
+  for (const { tenant_id } of behind.rows) created += await fanOutRestaurant(db, clock, tenant_id);
+  return created;
+}
+
+/** One restaurant's fan-out; one at a time per restaurant (its progress row is locked). */
+async function fanOutRestaurant(db: Db, clock: Clock, tenantId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const progress = await trx
-      .selectFrom('webhook_fanout')
-      .select('position')
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const progress = await sql<{ position: string }>`
+      INSERT INTO webhook_fanout (tenant_id, position) VALUES (${tenantId}, 0)
+      ON CONFLICT (tenant_id) DO UPDATE SET position = webhook_fanout.position
+      RETURNING position`.execute(trx);
     const events = await trx
       .selectFrom('events')
       .select(['tenant_id', 'position', 'type', 'livemode', 'data', 'created_at', 'connection_id'])
-      .where('position', '>', String(progress.position))
+      .where('tenant_id', '=', tenantId)
+      .where('position', '>', progress.rows[0]?.position ?? '0')
       .orderBy('position')
       .limit(fanoutBatch)
       .execute();
     const last = events.at(-1);
     if (!last) return 0;
-    const candidates = await candidatesFor(trx, [...new Set(events.map((event) => event.tenant_id))]);
+    const candidates = await candidatesFor(trx, tenantId);
     const now = clock.now();
     const envelopes = [];
     const deliveries = [];
@@ -160,6 +169,7 @@ export async function fanOutDeliveries(db: Db, clock: Clock): Promise<number> {
     await trx
       .updateTable('webhook_fanout')
       .set({ position: String(last.position) })
+      .where('tenant_id', '=', tenantId)
       .execute();
     return created;
   });

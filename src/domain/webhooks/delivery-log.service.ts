@@ -224,7 +224,7 @@ export async function sendTestEvent(
       },
     ),
   );
-  await stampEventPositions(ctx.db);
+  await stampEventPositions(ctx.db, audience.tenantId);
   const event = await ctx.db
     .selectFrom('events')
     .select(['tenant_id', 'position', 'type', 'livemode', 'data', 'created_at'])

@@ -35,10 +35,13 @@ function claimedColumns(now: Date): RawBuilder<unknown> {
 }
 
 /*
- * Claims due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED, so concurrent workers take
- * different ones) and counts their attempt in the same statement. next_attempt_at moves past the
- * send's time-out (a lease): the outcome sets the real next time, and if this worker dies the
+ * Claims due deliveries of enabled webhooks and counts their attempt. next_attempt_at moves past
+ * the send's time-out (a lease): the outcome sets the real next time, and if this worker dies the
  * delivery is sent again once the lease ends. No transaction stays open during the send.
+ * Two statements, so that each runs on Citus: the due deliveries are read without a lock (every
+ * shard is asked: the worker's run, not a request), then taken by an update that holds only those
+ * still due; a delivery another worker took meanwhile is not (its lease moved it, and the update
+ * reads the row as that worker left it), so each is claimed by one worker.
  */
 export async function claimDue(
   db: Db,
@@ -47,17 +50,19 @@ export async function claimDue(
   leaseMs: number,
   busyWebhooks: readonly string[],
 ): Promise<ClaimedDelivery[]> {
+  const due = await sql<{ tenant_id: string; id: string }>`
+    SELECT q.tenant_id, q.id FROM webhook_deliveries q JOIN webhooks qw ON qw.id = q.webhook_id
+    WHERE q.next_attempt_at <= ${now} AND qw.enabled AND q.webhook_id <> all(${busyWebhooks}::uuid[])
+    ORDER BY q.next_attempt_at
+    LIMIT ${limit}`.execute(db);
+  if (due.rows.length === 0) return [];
+  const tenants = [...new Set(due.rows.map((row) => row.tenant_id))];
   const result = await sql<ClaimedDelivery>`
     UPDATE webhook_deliveries d
     SET attempts = d.attempts + 1, sends = d.sends + 1, next_attempt_at = ${new Date(now.getTime() + leaseMs)}
-    FROM (
-      SELECT q.id FROM webhook_deliveries q JOIN webhooks qw ON qw.id = q.webhook_id
-      WHERE q.next_attempt_at <= ${now} AND qw.enabled AND q.webhook_id <> all(${busyWebhooks}::uuid[])
-      ORDER BY q.next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE OF q SKIP LOCKED
-    ) due, webhooks w, event_envelopes e
-    WHERE d.id = due.id AND w.id = d.webhook_id
+    FROM webhooks w, event_envelopes e
+    WHERE d.tenant_id = any(${tenants}::uuid[]) AND d.id = any(${due.rows.map((row) => row.id)}::uuid[])
+      AND d.next_attempt_at <= ${now} AND w.id = d.webhook_id AND w.enabled
       AND e.tenant_id = d.tenant_id AND e.position = d.position AND e.audience_id = d.audience_id
     RETURNING ${claimedColumns(now)}`.execute(db);
   return result.rows;
@@ -111,15 +116,21 @@ export async function send(
 }
 
 /*
- * Writes outcomes, many sends in one transaction: the log rows; a success ends its delivery; a
- * failed scheduled attempt sets the next (none after the 8th: given up), unless a newer send of
- * the delivery started meanwhile or it was skipped; then each webhook's failure streak
- * (switching-off.ts).
+ * Writes outcomes, many sends in one transaction: each webhook's failure streak
+ * (switching-off.ts); the log rows; a success ends its delivery; a failed scheduled attempt sets
+ * the next (none after the 8th: given up), unless a newer send of the delivery started meanwhile
+ * or it was skipped.
  */
 export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Outcome[]): Promise<void> {
   const succeeded = outcomes.filter((o) => o.error === null);
   const retried = outcomes.filter((o) => o.error !== null && o.scheduled);
   await db.transaction().execute(async (trx) => {
+    // The webhooks first: Citus changes a reference table in a transaction only before the
+    // restaurants' shards were written in parallel.
+    await countOutcomes(
+      systemCtx(trx, clock),
+      outcomes.map((o) => ({ webhookId: o.delivery.webhook_id, ok: o.error === null, at: o.startedAt })),
+    );
     await trx
       .insertInto('webhook_delivery_attempts')
       .values(
@@ -154,9 +165,5 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
         trx,
       );
     }
-    await countOutcomes(
-      systemCtx(trx, clock),
-      outcomes.map((o) => ({ webhookId: o.delivery.webhook_id, ok: o.error === null, at: o.startedAt })),
-    );
   });
 }
