@@ -32,6 +32,9 @@ export async function newCitusDatabase(coordinatorUrl: string): Promise<CitusDat
   const workers = await onDatabase(coordinatorUrl, async (admin) => {
     await admin.query('SET citus.enable_create_database_propagation TO on');
     await admin.query(`CREATE DATABASE ${name}`);
+    // Every statement sent to more than one shard is written to the coordinator's log, to be
+    // read beside the code's comments (docs/scale-out.md, "Statements on every shard").
+    await admin.query(`ALTER DATABASE ${name} SET citus.multi_task_query_log_level = 'log'`);
     return (
       await admin.query<{ host: string; port: number }>(
         'SELECT nodename AS host, nodeport AS port FROM pg_dist_node WHERE groupid > 0 ORDER BY groupid',

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type AppDeps, buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -155,7 +156,12 @@ async function distributedTestDatabase(coordinatorUrl: string): Promise<Database
   const database = await openDatabase({ url: cluster.url, connectTimeoutMs: hangCatcherMs });
   await migrate(database);
   const statements = distributionStatements(await readSchema(database.db), cluster.name);
-  await database.db.transaction().execute((trx) => placeTables(trx, statements));
+  // Four shards a table (two a worker) instead of Citus's 32: the same routing, placed in a
+  // quarter of the time (measured: 2 s instead of 9 s a database).
+  await database.db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL citus.shard_count TO 4`.execute(trx);
+    await placeTables(trx, statements);
+  });
   return {
     ...database,
     url: cluster.url,

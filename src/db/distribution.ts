@@ -28,6 +28,7 @@ const byRestaurant = [
   'order_payments',
   'events',
   'event_envelopes',
+  'event_sequences',
   'connections',
   'authorization_codes',
   'refresh_tokens',
@@ -36,6 +37,7 @@ const byRestaurant = [
   'restaurant_members',
   'webhook_deliveries',
   'webhook_delivery_attempts',
+  'webhook_fanout',
 ];
 
 /**
@@ -45,14 +47,7 @@ const byRestaurant = [
 const reference = ['restaurants', 'accounts', 'apps', 'app_secrets', 'webhooks', 'webhook_secrets'];
 
 /** Queues and singletons, kept on the coordinator. */
-const coordinator = [
-  'jobs',
-  'webhook_fanout',
-  'sandbox_clock',
-  'schema_migrations',
-  'sessions',
-  'rate_limits',
-];
+const coordinator = ['jobs', 'sandbox_clock', 'schema_migrations', 'sessions', 'rate_limits'];
 
 type Placement = 'distributed' | 'reference' | 'coordinator';
 

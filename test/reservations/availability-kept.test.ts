@@ -114,4 +114,22 @@ describe('availability kept per process', () => {
     await updateStore(other.tenant.ctx, { default_table_seats: 8 });
     assert.equal(free(await read(other.tenant, 8)).length, 15);
   });
+
+  it('the restaurant’s time zone (an operator’s change, no trigger on restaurants since 0031)', async () => {
+    const { tenant, before } = await keptTenant();
+    const zone = await t.database.db
+      .selectFrom('restaurants')
+      .select('timezone')
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+    const later = zone.timezone === 'America/New_York' ? 'Europe/Berlin' : 'America/New_York';
+    await t.database.db
+      .updateTable('restaurants')
+      .set({ timezone: later })
+      .where('id', '=', tenant.restaurantId)
+      .execute();
+    const after = free(await read(tenant));
+    assert.notDeepEqual(after, before, 'the slots move with the zone');
+    assert.equal(after.length, 35);
+  });
 });

@@ -36,10 +36,9 @@ export async function claimKey(
   now: Date,
   lockId: string = newId(),
 ): Promise<Claim> {
+  // The key's columns apart: an update never sets them (Citus refuses one that sets tenant_id).
+  const keyColumns = { tenant_id: request.tenantId, connection_id: request.connectionId, key: request.key };
   const fresh = {
-    tenant_id: request.tenantId,
-    connection_id: request.connectionId,
-    key: request.key,
     method: request.method,
     path: request.path,
     body_hash: request.bodyHash,
@@ -49,7 +48,7 @@ export async function claimKey(
   };
   const inserted = await db
     .insertInto('idempotency_keys')
-    .values(fresh)
+    .values({ ...keyColumns, ...fresh })
     .onConflict((oc) => oc.doNothing())
     .returning('key')
     .executeTakeFirst();

@@ -120,11 +120,14 @@ export function externalIdWrite(
   current: { external_id: string | null; external_id_app_id: string | null },
   viewer: string | null,
 ): { external_id: string | null; external_id_app_id: string | null } {
-  if (sent === undefined) return current;
+  // The two columns alone, never the row passed in: the result is spread into an update, and one
+  // that sets the key (tenant_id) is refused on Citus.
+  const kept = { external_id: current.external_id, external_id_app_id: current.external_id_app_id };
+  if (sent === undefined) return kept;
   if (viewer === null)
     throw new ApiError('invalid_request', 'external_id is set by apps only.', { param: 'external_id' });
   if (sent === null)
-    return current.external_id_app_id === viewer ? { external_id: null, external_id_app_id: null } : current;
+    return current.external_id_app_id === viewer ? { external_id: null, external_id_app_id: null } : kept;
   checkExternalIdText(sent);
   return { external_id: sent, external_id_app_id: viewer };
 }

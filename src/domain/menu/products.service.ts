@@ -46,7 +46,9 @@ const noProduct = (id: string) => new ApiError('not_found', `This restaurant has
  */
 function productsOf(ctx: Ctx) {
   // Looked up per product (by primary key), so the plan does not hang on the tables' statistics:
-  // right after a sync of thousands of products they do not know the rows yet.
+  // right after a sync of thousands of products they do not know the rows yet. Each subquery
+  // names the restaurant itself, so that Citus sends the statement to its node alone.
+  const tenantId = tenantOf(ctx);
   return ctx.db
     .selectFrom('menu_products as p')
     .leftJoinLateral(
@@ -54,6 +56,7 @@ function productsOf(ctx: Ctx) {
         eb
           .selectFrom('menu_images as i')
           .select(['i.status as image_status', 'i.sizes as image_sizes', 'i.error as image_error'])
+          .where('i.tenant_id', '=', tenantId)
           .whereRef('i.tenant_id', '=', 'p.tenant_id')
           .where('p.image_url', 'is not', null)
           .where('i.url_hash', '=', sql<string>`encode(sha256(convert_to(p.image_url, 'UTF8')), 'hex')`)
@@ -64,18 +67,18 @@ function productsOf(ctx: Ctx) {
     .select(['i.image_status', 'i.image_sizes', 'i.image_error'])
     .select(
       sql<TaxClass | null>`(SELECT c.tax_class FROM menu_categories c
-        WHERE c.tenant_id = p.tenant_id AND c.id = p.category_id)`.as('category_tax_class'),
+        WHERE c.tenant_id = ${tenantId} AND c.id = p.category_id)`.as('category_tax_class'),
     )
     .select(
       sql<string[]>`array(
         SELECT g.id::text FROM menu_option_groups g
-        WHERE g.tenant_id = p.tenant_id AND g.product_id = p.id ORDER BY g.position, g.id
+        WHERE g.tenant_id = ${tenantId} AND g.product_id = p.id ORDER BY g.position, g.id
       ) || array(
         SELECT l.group_id::text FROM menu_product_option_groups l
-        WHERE l.tenant_id = p.tenant_id AND l.product_id = p.id ORDER BY l.position, l.group_id
+        WHERE l.tenant_id = ${tenantId} AND l.product_id = p.id ORDER BY l.position, l.group_id
       )`.as('option_group_ids'),
     )
-    .where('p.tenant_id', '=', tenantOf(ctx));
+    .where('p.tenant_id', '=', tenantId);
 }
 
 type ProductRow = NonNullable<Awaited<ReturnType<ReturnType<typeof productsOf>['executeTakeFirst']>>>;

@@ -4,7 +4,7 @@ import type { DurationRule } from '../../db/schema.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { localDate, type Schedule, type SpecialDay, windowsStartingOn } from '../store/schedule.ts';
-import { keptFor, type Versioned } from './floor-versions.ts';
+import { floorVersion, keptFor, type Versioned } from './floor-versions.ts';
 import { defaultDuration } from './reservation-settings.service.ts';
 import type { ReservationStatus } from './reservation-status.ts';
 
@@ -137,7 +137,7 @@ export async function loadFloor(
       (SELECT coalesce(json_agg(rc.table_ids), '[]') FROM reservation_combinations rc WHERE rc.tenant_id = r.id
       ) AS combinations,
       ${holds} AS holds,
-      (SELECT fv.version::text FROM floor_versions fv WHERE fv.tenant_id = r.id) AS version
+      (SELECT ${floorVersion} FROM floor_versions fv WHERE fv.tenant_id = r.id) AS version
     FROM restaurants r
     JOIN stores s ON s.tenant_id = r.id
     JOIN reservation_settings rs ON rs.tenant_id = r.id

@@ -4,8 +4,9 @@ import type { Db } from '../../db/client.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 
 /*
- * Availability's memory in each process (migration 0025): what a process computed for a
- * restaurant's date, kept for as long as the restaurant's floor version stands still. Every
+ * Availability's memory in each process (migrations 0025, 0031): what a process computed for a
+ * restaurant's date, kept for as long as the restaurant's floor version (the count of changes to
+ * its floor, and its name, zone, language and mode) stands still. Every
  * request reads the version first (the reads of one pass of the event loop in one query, as the
  * store's), so each process answers as the database is, whichever process wrote.
  */
@@ -14,6 +15,12 @@ import { type Ctx, tenantOf } from '../shared/context.ts';
 export interface Versioned {
   version: string;
 }
+
+/**
+ * A restaurant's floor version: its row `fv` of floor_versions (the triggers' count) and what
+ * availability reads of its row `r` in restaurants.
+ */
+export const floorVersion = sql<string>`concat_ws('|', fv.version, r.timezone, r.language, r.livemode, r.name)`;
 
 /** At most this many restaurant dates per database; the oldest kept go first. */
 const maxKept = 2_000;
@@ -25,10 +32,12 @@ function versionLoader(db: Db): DataLoader<string, string> {
   if (!loader) {
     loader = new DataLoader(
       async (tenantIds) => {
+        // The count of floor changes, and the restaurant's own columns availability reads.
         const rows = await db
-          .selectFrom('floor_versions')
-          .select(['tenant_id', sql<string>`version::text`.as('version')])
-          .where('tenant_id', '=', sql<string>`any(${[...tenantIds]})`)
+          .selectFrom('floor_versions as fv')
+          .innerJoin('restaurants as r', 'r.id', 'fv.tenant_id')
+          .select(['fv.tenant_id', floorVersion.as('version')])
+          .where('fv.tenant_id', '=', sql<string>`any(${[...tenantIds]})`)
           .execute();
         const versions = new Map(rows.map((row) => [row.tenant_id, row.version]));
         return tenantIds.map((id) => versions.get(id) ?? '0');

@@ -73,52 +73,51 @@ const queries = new Kysely<DB>({
  * One query for the stores of some restaurants, their restaurants and their special days from the
  * day before `since` on (restaurant-local; yesterday's special day still decides a window of
  * yesterday that runs past midnight). With `lock`, the stores' rows are locked (NOWAIT: another
- * write under way is a collision).
+ * write under way is a collision). The special days' subquery names the restaurants itself: Citus
+ * sends a statement to one restaurant's node only when each of its tables is filtered by the
+ * restaurant (a correlation is not enough), and locks rows only in such a statement.
  */
 function storeQuery(tenantIds: readonly string[], since: Date, lock: boolean) {
-  return (
-    queries
-      .selectFrom('stores as s')
-      .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
-      .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country', 'r.livemode', 'r.plan'])
-      .select([
-        's.tenant_id',
-        's.preorders',
-        's.pickup',
-        's.delivery',
-        's.dine_in',
-        's.order_statuses',
-        's.pickup_minutes',
-        's.delivery_minutes',
-        's.min_order',
-        's.always_open',
-        's.opening_hours',
-        's.delivery_hours',
-        's.phone',
-        's.email',
-        's.website',
-        's.address_line',
-        's.lat',
-        's.lon',
-        's.paused',
-        's.paused_until',
-        's.pause_note',
-        's.busy_extra_minutes',
-        's.busy_until',
-      ])
-      .select(
-        sql<Array<Omit<Closure, 'object'>>>`(
+  return queries
+    .selectFrom('stores as s')
+    .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
+    .select(['r.name', 'r.slug', 'r.timezone', 'r.currency', 'r.country', 'r.livemode', 'r.plan'])
+    .select([
+      's.tenant_id',
+      's.preorders',
+      's.pickup',
+      's.delivery',
+      's.dine_in',
+      's.order_statuses',
+      's.pickup_minutes',
+      's.delivery_minutes',
+      's.min_order',
+      's.always_open',
+      's.opening_hours',
+      's.delivery_hours',
+      's.phone',
+      's.email',
+      's.website',
+      's.address_line',
+      's.lat',
+      's.lon',
+      's.paused',
+      's.paused_until',
+      's.pause_note',
+      's.busy_extra_minutes',
+      's.busy_until',
+    ])
+    .select(
+      sql<Array<Omit<Closure, 'object'>>>`(
         SELECT coalesce(json_agg(json_build_object(
           'date', c.date::text, 'closed', c.closed, 'hours', c.hours, 'note', c.note) ORDER BY c.date), '[]')
         FROM store_closures c
         WHERE c.tenant_id = s.tenant_id AND c.date >= (${since}::timestamptz AT TIME ZONE r.timezone)::date - 1
+          AND c.tenant_id = any(${tenantIds})
       )`.as('days'),
-      )
-      // A lock names its one restaurant alone: Citus locks rows only in a statement it routes to
-      // one shard, and an array of ids is not routed.
-      .where('s.tenant_id', '=', lock ? (tenantIds[0] ?? '') : sql<string>`any(${tenantIds})`)
-      .$if(lock, (query) => query.forUpdate('s').noWait())
-  );
+    )
+    .where('s.tenant_id', '=', sql<string>`any(${tenantIds})`)
+    .$if(lock, (query) => query.forUpdate('s').noWait());
 }
 
 type StoreRow = InferResult<ReturnType<typeof storeQuery>>[number];
@@ -126,8 +125,7 @@ type StoreRow = InferResult<ReturnType<typeof storeQuery>>[number];
 /*
  * GET /store is asked often, so its query costs no more than it must:
  * - it is built and compiled once (building and compiling it took about 25 µs per request); its
- *   parameters are, in the order of the text, `since` and the restaurants' ids (the one
- *   restaurant's id when it locks);
+ *   parameters are, in the order of the text, `since` and the restaurants' ids (twice);
  * - outside a transaction, the reads of requests that arrive in one pass of the event loop are
  *   one query (DataLoader, as for the token lookup), requests of one restaurant sharing its row.
  *   It caches nothing, so every request sees the store as it is at that moment; the special days
@@ -150,7 +148,9 @@ function storeLoader(db: Db): DataLoader<StoreRead, StoreRow> {
       async (reads) => {
         const since = new Date(Math.min(...reads.map((read) => read.now.getTime())));
         const tenantIds = [...new Set(reads.map((read) => read.tenantId))];
-        const { rows } = await db.executeQuery<StoreRow>(CompiledQuery.raw(readText, [since, tenantIds]));
+        const { rows } = await db.executeQuery<StoreRow>(
+          CompiledQuery.raw(readText, [since, tenantIds, tenantIds]),
+        );
         const byTenant = new Map(rows.map((row) => [row.tenant_id, row]));
         return reads.map(
           (read) => byTenant.get(read.tenantId) ?? new Error(`no store for restaurant ${read.tenantId}`),
@@ -167,7 +167,7 @@ async function readStoreRow(ctx: Ctx, tenantId: string, now: Date, lock: boolean
   if (!lock && !ctx.db.isTransaction) return storeLoader(ctx.db).load({ tenantId, now });
   const { rows } = await lockOrCollide(
     ctx.db.executeQuery<StoreRow>(
-      CompiledQuery.raw(lock ? lockText : readText, [now, lock ? tenantId : [tenantId]]),
+      CompiledQuery.raw(lock ? lockText : readText, [now, [tenantId], [tenantId]]),
     ),
   );
   const [row] = rows;

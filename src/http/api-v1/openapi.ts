@@ -264,7 +264,8 @@ export async function registerOpenApi(
             scheme: 'bearer',
             bearerFormat: 'svc_at_…',
             description:
-              'An access token of the app’s connection to a restaurant (`svc_at_` and 43 more characters), ' +
+              'An access token of the app’s connection to a restaurant (`svc_at_` and 65 more characters, ' +
+              'which name the restaurant; tokens issued before 29 November 2026 have 43), ' +
               'valid for one hour and limited to the scopes the owner granted, sent as ' +
               '`Authorization: Bearer <token>`.',
           },
