@@ -271,7 +271,8 @@ async function pricedLines(
   const tenantId = tenantOf(ctx);
   const productIds = [...new Set(input.items.map((item) => item.product_id))];
   // The products with their groups (their own, and the shared ones they link) and the groups'
-  // options, in one read: a row per product, group and option.
+  // options, in one read: a row per product, group and option. The lateral subquery names the
+  // restaurant itself, so that Citus sends the statement to its node alone.
   const { rows } = await sql<MenuRow>`
     SELECT p.id, p.name, p.price, p.available, p.unavailable_until, p.tax_class,
       c.tax_class AS category_tax_class, g.id AS group_id, g.name AS group_name, g.min_select,
@@ -281,12 +282,12 @@ async function pricedLines(
     LEFT JOIN menu_categories c ON c.tenant_id = p.tenant_id AND c.id = p.category_id
     LEFT JOIN LATERAL (
       SELECT own.id, own.name, own.min_select, own.max_select FROM menu_option_groups own
-      WHERE own.tenant_id = p.tenant_id AND own.product_id = p.id
+      WHERE own.tenant_id = ${tenantId} AND own.product_id = p.id
       UNION ALL
       SELECT shared.id, shared.name, shared.min_select, shared.max_select
       FROM menu_product_option_groups l
       JOIN menu_option_groups shared ON shared.tenant_id = l.tenant_id AND shared.id = l.group_id
-      WHERE l.tenant_id = p.tenant_id AND l.product_id = p.id
+      WHERE l.tenant_id = ${tenantId} AND l.product_id = p.id
     ) g ON true
     LEFT JOIN menu_options o ON o.tenant_id = p.tenant_id AND o.group_id = g.id
     WHERE p.tenant_id = ${tenantId} AND p.id IN (${sql.join(productIds)})`.execute(ctx.db);

@@ -62,9 +62,15 @@ export function noOrder(id: string): ApiError {
   return new ApiError('not_found', `No order ${id} in this restaurant.`);
 }
 
-/** The app whose acknowledgements the ctx's actor sees: a connection's app; none for anyone else. */
+/**
+ * The app whose acknowledgements the ctx's actor sees: a connection's app; for anyone else the nil
+ * UUID, which no app has. (Not NULL: Citus plans the join only while its condition keeps the
+ * restaurant's equality, which a NULL would fold away.)
+ */
 function callerApp(ctx: Ctx) {
-  return ctx.actor.kind === 'connection' ? sql<string>`${ctx.actor.appId}::uuid` : sql<string>`NULL::uuid`;
+  return ctx.actor.kind === 'connection'
+    ? sql<string>`${ctx.actor.appId}::uuid`
+    : sql<string>`'00000000-0000-0000-0000-000000000000'::uuid`;
 }
 
 /** The restaurant's orders (alias `o`) with the caller's acknowledgement (alias `a`), nothing selected yet. */

@@ -97,7 +97,8 @@ interface FloorRow {
  * The floor, with the special days of the local `dates`, in one statement; with `holdsOn`, also
  * the reservations holding tables at a time offered on that local date: a window starting on it
  * ends before the midnight two days later, and a party holds its table at most 600 minutes.
- * Availability is asked often: one round trip, the lists as JSON, costs the least.
+ * Availability is asked often: one round trip, the lists as JSON, costs the least. Every table
+ * and subquery names the restaurant itself, so that Citus sends the statement to its node alone.
  */
 export async function loadFloor(
   ctx: Ctx,
@@ -113,7 +114,7 @@ export async function loadFloor(
           h.id, (extract(epoch FROM h.starts_at) * 1000)::bigint, h.duration_minutes, h.table_ids,
           h.party_size, (extract(epoch FROM h.created_at) * 1000)::bigint)), '[]')
         FROM reservations h
-        WHERE h.tenant_id = r.id AND h.deleted_at IS NULL
+        WHERE h.tenant_id = ${tenantId} AND h.deleted_at IS NULL
           AND h.status IN (${sql.join(holdingStatuses)})
           AND h.starts_at < ((${holdsOn}::date + 2)::timestamp AT TIME ZONE r.timezone) + interval '600 minutes'
           AND h.starts_at + h.duration_minutes * interval '1 minute'
@@ -125,23 +126,23 @@ export async function loadFloor(
       rs.guest_lead_minutes,
       (SELECT coalesce(json_agg(json_build_object('date', c.date::text, 'closed', c.closed, 'hours', c.hours)), '[]')
         FROM store_closures c
-        WHERE c.tenant_id = r.id AND c.date = any(${[...dates]}::date[])
+        WHERE c.tenant_id = ${tenantId} AND c.date = any(${[...dates]}::date[])
       ) AS special_days,
       (SELECT coalesce(json_agg(json_build_array(
           t.id, coalesce(t.seats, s.default_table_seats), coalesce(t.min_party, 1),
           t.bookable_online AND coalesce(a.bookable_online, true)) ORDER BY t.created_at, t.id), '[]')
         FROM store_tables t
         LEFT JOIN store_areas a ON a.tenant_id = t.tenant_id AND a.id = t.area_id
-        WHERE t.tenant_id = r.id
+        WHERE t.tenant_id = ${tenantId}
       ) AS tables,
-      (SELECT coalesce(json_agg(rc.table_ids), '[]') FROM reservation_combinations rc WHERE rc.tenant_id = r.id
+      (SELECT coalesce(json_agg(rc.table_ids), '[]') FROM reservation_combinations rc WHERE rc.tenant_id = ${tenantId}
       ) AS combinations,
       ${holds} AS holds,
-      (SELECT ${floorVersion} FROM floor_versions fv WHERE fv.tenant_id = r.id) AS version
+      (SELECT ${floorVersion} FROM floor_versions fv WHERE fv.tenant_id = ${tenantId}) AS version
     FROM restaurants r
     JOIN stores s ON s.tenant_id = r.id
     JOIN reservation_settings rs ON rs.tenant_id = r.id
-    WHERE r.id = ${tenantId}
+    WHERE r.id = ${tenantId} AND s.tenant_id = ${tenantId} AND rs.tenant_id = ${tenantId}
   `.execute(ctx.db);
   const row = rows[0];
   if (!row) throw new Error(`restaurant ${tenantId} has no store or reservation settings`);
