@@ -151,7 +151,7 @@ export async function openTestDatabase(): Promise<Database & { url: string | nul
  * With CITUS_URL set, a test file's database is a new one on that Citus cluster, migrated and
  * distributed as `servery distribute` places it, and dropped on every node on close.
  */
-async function distributedTestDatabase(coordinatorUrl: string): Promise<Database & { url: string }> {
+export async function distributedTestDatabase(coordinatorUrl: string): Promise<Database & { url: string }> {
   const cluster = await newCitusDatabase(coordinatorUrl);
   const database = await openDatabase({ url: cluster.url, connectTimeoutMs: hangCatcherMs });
   await migrate(database);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { StripePayments } from '../../src/adapters/payments/stripe-payments.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { buildTestApp, json, type TestApp } from '../harness.ts';
+import { buildTestApp, json, makeTenant, type TestApp } from '../harness.ts';
 import { assertError, ok, request } from '../menu/menu-helpers.ts';
 import {
   guest,
@@ -16,8 +16,11 @@ import {
 } from '../orders/order-helpers.ts';
 import { type FakeStripe, fakeWebhookSecret, startFakeStripe } from './fake-stripe.ts';
 
-/** A Stripe event about a PaymentIntent, as Stripe sends it to the webhook (JSON text). */
-function intentEvent(type: string, intentId: string): string {
+/**
+ * A Stripe event about a PaymentIntent, as Stripe sends it to the webhook (JSON text), with the
+ * metadata the PaymentIntent was created with (none: another system's, or found by reference).
+ */
+function intentEvent(type: string, intentId: string, metadata: Record<string, string> = {}): string {
   return JSON.stringify({
     id: `evt_${randomBytes(12).toString('hex')}`,
     object: 'event',
@@ -27,7 +30,7 @@ function intentEvent(type: string, intentId: string): string {
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },
     type,
-    data: { object: { id: intentId, object: 'payment_intent', status: 'succeeded' } },
+    data: { object: { id: intentId, object: 'payment_intent', status: 'succeeded', metadata } },
   });
 }
 
@@ -110,7 +113,17 @@ describe('Stripe takes live restaurants’ online payments', () => {
     const order = await startedOrder();
     assertError(await request(t, tenant.token, 'GET', `/orders/${order.id}`), 404, 'not_found');
 
-    const res = await deliver(t, intentEvent('payment_intent.succeeded', order.intent));
+    // The PaymentIntent's metadata names a restaurant it is not of: nothing is paid.
+    const elsewhere = { tenant_id: (await makeTenant(t.ctx)).restaurantId, order_id: order.id };
+    assert.equal(
+      (await deliver(t, intentEvent('payment_intent.succeeded', order.intent, elsewhere))).statusCode,
+      200,
+    );
+    assertError(await request(t, tenant.token, 'GET', `/orders/${order.id}`), 404, 'not_found');
+
+    // As Stripe sends it: the metadata names the restaurant, where the payment is looked up.
+    const metadata = { tenant_id: tenant.restaurantId, order_id: order.id };
+    const res = await deliver(t, intentEvent('payment_intent.succeeded', order.intent, metadata));
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(json(res), { received: true });
 

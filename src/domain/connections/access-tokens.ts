@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { CompiledQuery, type InferResult, sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { perRestaurant } from '../../db/restaurant-batches.ts';
 import type { Ctx } from '../shared/context.ts';
 import { newId, sha256 } from '../shared/ids.ts';
 import {
@@ -77,7 +78,7 @@ export type TokenCheck =
  * naming their restaurant are looked up in it (on Citus, on the restaurants' nodes alone); those
  * of the older form by hash alone (every shard).
  */
-function tokenLookup(db: Db, hashes: readonly string[], tenants: readonly string[] | null) {
+function tokenLookup(db: Db, hashes: readonly string[], tenantId: string | null) {
   return db
     .selectFrom('access_tokens as t')
     .innerJoin('connections as c', (join) =>
@@ -108,7 +109,7 @@ function tokenLookup(db: Db, hashes: readonly string[], tenants: readonly string
       'r.subscription_active',
     ])
     .where('t.token_hash', '=', sql<string>`any(${hashes})`)
-    .$if(tenants !== null, (query) => query.where('t.tenant_id', '=', sql<string>`any(${tenants})`));
+    .$if(tenantId !== null, (query) => query.where('t.tenant_id', '=', tenantId as string));
 }
 
 /** A token to look up: its hash, and its restaurant when it names it. */
@@ -121,8 +122,9 @@ type TokenRow = InferResult<ReturnType<typeof tokenLookup>>[number];
 
 /*
  * The lookup runs on every API request, so it is made cheap in two ways:
- * - the tokens of requests that arrive together are looked up in one query (DataLoader batches
- *   the calls of one tick; it caches nothing, so every request sees the tokens as they are now);
+ * - the tokens of requests that arrive together are looked up in one query per restaurant
+ *   (DataLoader batches the calls of one tick, perRestaurant splits them; it caches nothing, so
+ *   every request sees the tokens as they are now);
  * - the query is built and compiled with Kysely once per database (that costs about as much as
  *   running it), then run with each batch's hashes.
  */
@@ -131,23 +133,24 @@ const tokenLoaders = new WeakMap<Db, DataLoader<TokenKey, TokenRow | undefined>>
 function tokenLoader(db: Db): DataLoader<TokenKey, TokenRow | undefined> {
   let loader = tokenLoaders.get(db);
   if (!loader) {
-    const inRestaurants = tokenLookup(db, [], []).compile().sql;
+    const inRestaurant = tokenLookup(db, [], '').compile().sql;
     const byHashAlone = tokenLookup(db, [], null).compile().sql;
-    const run = async (keys: readonly TokenKey[], named: boolean) => {
-      const some = keys.filter((key) => (key.tenantId !== null) === named);
-      if (some.length === 0) return [];
-      const hashes = some.map((key) => key.hash);
-      const query = named
-        ? CompiledQuery.raw(inRestaurants, [hashes, [...new Set(some.map((key) => key.tenantId))]])
-        : CompiledQuery.raw(byHashAlone, [hashes]);
-      return (await db.executeQuery<TokenRow>(query)).rows;
-    };
     loader = new DataLoader(
-      async (keys) => {
-        const rows = [...(await run(keys, true)), ...(await run(keys, false))];
-        const byHash = new Map(rows.map((row) => [row.token_hash, row]));
-        return keys.map((key) => byHash.get(key.hash));
-      },
+      (all) =>
+        perRestaurant(
+          all,
+          (key) => key.tenantId,
+          async (keys, tenantId) => {
+            const hashes = keys.map((key) => key.hash);
+            const query =
+              tenantId === null
+                ? CompiledQuery.raw(byHashAlone, [hashes])
+                : CompiledQuery.raw(inRestaurant, [hashes, tenantId]);
+            const { rows } = await db.executeQuery<TokenRow>(query);
+            const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+            return keys.map((key) => byHash.get(key.hash));
+          },
+        ),
       // Requests that arrive in one pass of the event loop over its sockets are looked up together.
       { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
     );

@@ -13,7 +13,7 @@ import {
 } from '../orders/order-rows.ts';
 import type { Clock, Ctx } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
-import { newId, sha256 } from '../shared/ids.ts';
+import { isUuid, newId, sha256 } from '../shared/ids.ts';
 import type { PaymentProvider, StartedPayment } from './payment-provider.ts';
 
 /*
@@ -106,21 +106,42 @@ export async function startPayment(
 
 export type PaymentOutcome = 'succeeded' | 'failed';
 
+/** A payment as its provider names it, and the restaurant it says it is for (Stripe's metadata). */
+export interface ProviderPayment {
+  provider: PaymentProvider['name'];
+  reference: string;
+  tenantId: string | null;
+}
+
 /**
  * What the provider reports of a payment, in one transaction of `db`. Returns false for a payment
- * Servery does not know (another system's, on a shared provider account).
+ * Servery does not know (another system's, on a shared provider account). The payment is locked
+ * in its restaurant (on Citus a lock must name it); one the provider reports without it is
+ * looked up first, on every shard.
  */
 export async function recordPaymentOutcome(
   db: Db,
   clock: Clock,
-  provider: PaymentProvider['name'],
-  reference: string,
+  reported: ProviderPayment,
   outcome: PaymentOutcome,
 ): Promise<boolean> {
+  const { provider, reference } = reported;
+  const tenantId =
+    reported.tenantId ??
+    (
+      await db
+        .selectFrom('order_payments')
+        .select('tenant_id')
+        .where('provider', '=', provider)
+        .where('reference', '=', reference)
+        .executeTakeFirst()
+    )?.tenant_id;
+  if (tenantId === undefined || !isUuid(tenantId)) return false;
   return db.transaction().execute(async (trx) => {
     const payment = await trx
       .selectFrom('order_payments')
       .selectAll()
+      .where('tenant_id', '=', tenantId)
       .where('provider', '=', provider)
       .where('reference', '=', reference)
       .forUpdate()

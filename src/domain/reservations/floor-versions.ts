@@ -1,14 +1,15 @@
 import DataLoader from 'dataloader';
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { perRestaurant } from '../../db/restaurant-batches.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 
 /*
  * Availability's memory in each process (migrations 0025, 0031): what a process computed for a
  * restaurant's date, kept for as long as the restaurant's floor version (the count of changes to
  * its floor, and its name, zone, language and mode) stands still. Every
- * request reads the version first (the reads of one pass of the event loop in one query, as the
- * store's), so each process answers as the database is, whichever process wrote.
+ * request reads the version first (the reads of one pass of the event loop in one query per
+ * restaurant, as the store's), so each process answers as the database is, whichever process wrote.
  */
 
 /** Something kept for a restaurant's date, computed from the floor at `version`. */
@@ -31,17 +32,21 @@ function versionLoader(db: Db): DataLoader<string, string> {
   let loader = loaders.get(db);
   if (!loader) {
     loader = new DataLoader(
-      async (tenantIds) => {
-        // The count of floor changes, and the restaurant's own columns availability reads.
-        const rows = await db
-          .selectFrom('floor_versions as fv')
-          .innerJoin('restaurants as r', 'r.id', 'fv.tenant_id')
-          .select(['fv.tenant_id', floorVersion.as('version')])
-          .where('fv.tenant_id', '=', sql<string>`any(${[...tenantIds]})`)
-          .execute();
-        const versions = new Map(rows.map((row) => [row.tenant_id, row.version]));
-        return tenantIds.map((id) => versions.get(id) ?? '0');
-      },
+      (tenantIds) =>
+        perRestaurant(
+          tenantIds,
+          (tenantId) => tenantId,
+          async (keys, tenantId) => {
+            // The count of floor changes, and the restaurant's own columns availability reads.
+            const row = await db
+              .selectFrom('floor_versions as fv')
+              .innerJoin('restaurants as r', 'r.id', 'fv.tenant_id')
+              .select(floorVersion.as('version'))
+              .where('fv.tenant_id', '=', tenantId as string)
+              .executeTakeFirst();
+            return keys.map(() => row?.version ?? '0');
+          },
+        ),
       { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
     );
     loaders.set(db, loader);

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/client.ts';
+import { perRestaurant } from '../../db/restaurant-batches.ts';
 import type { DB } from '../../db/schema.ts';
 import { type EventType, recordEvent } from '../events/events.store.ts';
 import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
@@ -70,14 +71,14 @@ const queries = new Kysely<DB>({
 });
 
 /*
- * One query for the stores of some restaurants, their restaurants and their special days from the
- * day before `since` on (restaurant-local; yesterday's special day still decides a window of
- * yesterday that runs past midnight). With `lock`, the stores' rows are locked (NOWAIT: another
- * write under way is a collision). The special days' subquery names the restaurants itself: Citus
+ * One query for a restaurant's store, its restaurant and its special days from the day before
+ * `since` on (restaurant-local; yesterday's special day still decides a window of
+ * yesterday that runs past midnight). With `lock`, the store's row is locked (NOWAIT: another
+ * write under way is a collision). The special days' subquery names the restaurant itself: Citus
  * sends a statement to one restaurant's node only when each of its tables is filtered by the
  * restaurant (a correlation is not enough), and locks rows only in such a statement.
  */
-function storeQuery(tenantIds: readonly string[], since: Date, lock: boolean) {
+function storeQuery(tenantId: string, since: Date, lock: boolean) {
   return queries
     .selectFrom('stores as s')
     .innerJoin('restaurants as r', 'r.id', 's.tenant_id')
@@ -113,10 +114,10 @@ function storeQuery(tenantIds: readonly string[], since: Date, lock: boolean) {
           'date', c.date::text, 'closed', c.closed, 'hours', c.hours, 'note', c.note) ORDER BY c.date), '[]')
         FROM store_closures c
         WHERE c.tenant_id = s.tenant_id AND c.date >= (${since}::timestamptz AT TIME ZONE r.timezone)::date - 1
-          AND c.tenant_id = any(${tenantIds})
+          AND c.tenant_id = ${tenantId}
       )`.as('days'),
     )
-    .where('s.tenant_id', '=', sql<string>`any(${tenantIds})`)
+    .where('s.tenant_id', '=', tenantId)
     .$if(lock, (query) => query.forUpdate('s').noWait());
 }
 
@@ -125,14 +126,15 @@ type StoreRow = InferResult<ReturnType<typeof storeQuery>>[number];
 /*
  * GET /store is asked often, so its query costs no more than it must:
  * - it is built and compiled once (building and compiling it took about 25 µs per request); its
- *   parameters are, in the order of the text, `since` and the restaurants' ids (twice);
+ *   parameters are, in the order of the text, `since` and the restaurant's id (twice);
  * - outside a transaction, the reads of requests that arrive in one pass of the event loop are
- *   one query (DataLoader, as for the token lookup), requests of one restaurant sharing its row.
+ *   one query per restaurant (DataLoader and perRestaurant, as for the token lookup), requests
+ *   of one restaurant sharing its row.
  *   It caches nothing, so every request sees the store as it is at that moment; the special days
  *   are read from the earliest request's `since`, a superset of what each of them needs.
  */
-const readText = storeQuery([], new Date(0), false).compile().sql;
-const lockText = storeQuery([], new Date(0), true).compile().sql;
+const readText = storeQuery('', new Date(0), false).compile().sql;
+const lockText = storeQuery('', new Date(0), true).compile().sql;
 
 interface StoreRead {
   tenantId: string;
@@ -145,17 +147,19 @@ function storeLoader(db: Db): DataLoader<StoreRead, StoreRow> {
   let loader = storeLoaders.get(db);
   if (!loader) {
     loader = new DataLoader(
-      async (reads) => {
-        const since = new Date(Math.min(...reads.map((read) => read.now.getTime())));
-        const tenantIds = [...new Set(reads.map((read) => read.tenantId))];
-        const { rows } = await db.executeQuery<StoreRow>(
-          CompiledQuery.raw(readText, [since, tenantIds, tenantIds]),
-        );
-        const byTenant = new Map(rows.map((row) => [row.tenant_id, row]));
-        return reads.map(
-          (read) => byTenant.get(read.tenantId) ?? new Error(`no store for restaurant ${read.tenantId}`),
-        );
-      },
+      (all) =>
+        perRestaurant(
+          all,
+          (read) => read.tenantId,
+          async (reads, tenantId) => {
+            const since = new Date(Math.min(...reads.map((read) => read.now.getTime())));
+            const { rows } = await db.executeQuery<StoreRow>(
+              CompiledQuery.raw(readText, [since, tenantId, tenantId]),
+            );
+            const [row] = rows;
+            return reads.map(() => row ?? new Error(`no store for restaurant ${tenantId}`));
+          },
+        ),
       { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
     );
     storeLoaders.set(db, loader);
@@ -166,9 +170,7 @@ function storeLoader(db: Db): DataLoader<StoreRead, StoreRow> {
 async function readStoreRow(ctx: Ctx, tenantId: string, now: Date, lock: boolean): Promise<StoreRow> {
   if (!lock && !ctx.db.isTransaction) return storeLoader(ctx.db).load({ tenantId, now });
   const { rows } = await lockOrCollide(
-    ctx.db.executeQuery<StoreRow>(
-      CompiledQuery.raw(lock ? lockText : readText, [now, [tenantId], [tenantId]]),
-    ),
+    ctx.db.executeQuery<StoreRow>(CompiledQuery.raw(lock ? lockText : readText, [now, tenantId, tenantId])),
   );
   const [row] = rows;
   if (!row) throw new Error(`no store for restaurant ${tenantId}`);

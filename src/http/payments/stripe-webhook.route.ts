@@ -56,7 +56,16 @@ export async function stripeWebhookRoute(
       }
       const outcome = outcomes[event.type];
       if (outcome && event.data.object.object === 'payment_intent')
-        await recordPaymentOutcome(options.db, options.clock, 'stripe', event.data.object.id, outcome);
+        await recordPaymentOutcome(
+          options.db,
+          options.clock,
+          {
+            provider: 'stripe',
+            reference: event.data.object.id,
+            tenantId: event.data.object.metadata?.tenant_id ?? null,
+          },
+          outcome,
+        );
       return { received: true as const };
     },
   );

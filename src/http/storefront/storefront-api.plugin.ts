@@ -118,7 +118,12 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
         throw new ApiError('not_found', 'Payments here are real.');
       const row = await orderByGuestKey(ctx, request.params.key);
       const { outcome } = request.body;
-      const known = await recordPaymentOutcome(db, clock, 'test', testPaymentReference(row.id), outcome);
+      const known = await recordPaymentOutcome(
+        db,
+        clock,
+        { provider: 'test', reference: testPaymentReference(row.id), tenantId: ctx.tenantId },
+        outcome,
+      );
       if (!known) throw new ApiError('invalid_request', 'Start the payment first.', { param: 'outcome' });
       return guestOrderByKey(ctx, request.params.key);
     },

@@ -537,7 +537,12 @@ export async function storefrontPagesPlugin(
         return reply.redirect(`${orderPage}/pay`, 303);
       if (order.payment.status !== 'awaiting') return reply.redirect(orderPage, 303);
       await startPayment(page.ctx, provider, key);
-      await recordPaymentOutcome(db, clock, 'test', testPaymentReference(order.id), outcome);
+      await recordPaymentOutcome(
+        db,
+        clock,
+        { provider: 'test', reference: testPaymentReference(order.id), tenantId: page.ctx.tenantId },
+        outcome,
+      );
       return reply.redirect(outcome === 'succeeded' ? orderPage : `${orderPage}/pay?failed=1`, 303);
     }),
   );
