@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/client.ts';
+import { distributionStatements, placeTables, readSchema } from '../src/db/distribution.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { newCitusDatabase } from '../test/citus-cluster.ts';
 
 export type BenchDatabaseKind = 'pglite' | 'postgres';
 
@@ -117,6 +119,35 @@ async function openPostgres(serverUrl: string): Promise<BenchDatabase> {
     };
   } catch (error) {
     await drop();
+    throw error;
+  }
+}
+
+/**
+ * A new database on the Citus cluster whose coordinator CITUS_URL names, migrated and placed as
+ * `servery distribute` places it (32 shards a table, Citus's default).
+ */
+export async function openCitusBenchDatabase(coordinatorUrl: string): Promise<BenchDatabase> {
+  const cluster = await newCitusDatabase(coordinatorUrl);
+  try {
+    const database = await openDatabase({ url: cluster.url });
+    await migrate(database);
+    const statements = distributionStatements(await readSchema(database.db), cluster.name);
+    await database.db.transaction().execute((trx) => placeTables(trx, statements));
+    return {
+      database,
+      where: `${redact(cluster.url)} (Citus)`,
+      url: cluster.url,
+      dispose: async () => {
+        try {
+          await database.close();
+        } finally {
+          await cluster.drop();
+        }
+      },
+    };
+  } catch (error) {
+    await cluster.drop();
     throw error;
   }
 }

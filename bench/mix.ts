@@ -12,6 +12,10 @@
  * Each endpoint's p50/p99 come from its own autocannon instance, all in the load generator's
  * process. The server (in this process) samples its heap every 5 s: memory must stay flat.
  * Afterwards every order event must have reached the receiver, none twice.
+ * With CITUS_URL set the same mix runs again on a database of that Citus cluster (bench/run.ts
+ * prints the two side by side): its second worker is emptied before the load
+ * (`citus_drain_node`) and filled again by a rebalance a third of the way into it
+ * (`citus_rebalance_start`), which must fail no request.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -25,7 +29,7 @@ import { setAppWebhook } from '../src/domain/webhooks/app-webhook.service.ts';
 import { ListOf } from '../src/http/shared/pagination.ts';
 import { makeTenant } from '../test/harness.ts';
 import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
-import { openBenchDatabase } from './databases.ts';
+import { openBenchDatabase, openCitusBenchDatabase } from './databases.ts';
 import { alignColumns, percentile } from './figures.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { orderingMenu } from './orders.ts';
@@ -117,12 +121,63 @@ async function placeTestOrders(ctx: Ctx, running: () => boolean): Promise<number
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const average = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
+/** Where the mix runs: one PostgreSQL server, or a Citus cluster's coordinator. */
+export type MixDatabase = { kind: 'postgres' } | { kind: 'citus'; coordinatorUrl: string };
+
+/** A mix's figures: the report, what failed, and each endpoint's requests a second by label. */
+export interface MixResult {
+  lines: string[];
+  failures: string[];
+  rates: Map<string, number>;
+}
+
+/**
+ * The Citus cluster's second worker: emptied now of the restaurants' shards, filled again by a
+ * rebalance once `startAfterMs` have passed, while the load runs. Resolves with what it did.
+ */
+async function rebalanceUnderLoad(db: Db, startAfterMs: number): Promise<() => Promise<string>> {
+  const { rows } = await sql<{ host: string; port: number }>`
+    SELECT nodename AS host, nodeport AS port FROM pg_dist_node WHERE groupid > 0 ORDER BY groupid DESC LIMIT 1`.execute(
+    db,
+  );
+  const node = rows[0];
+  if (!node) throw new Error('the cluster has no worker');
+  const shardsOn = async () =>
+    Number(
+      (
+        await sql<{ n: string }>`SELECT count(*) AS n FROM citus_shards
+          WHERE nodeport = ${node.port} AND citus_table_type = 'distributed'`.execute(db)
+      ).rows[0]?.n,
+    );
+  // Without wal_level = logical (the test clusters') a move blocks the writes to its shards
+  // while it copies them; requests wait, none fails.
+  await sql`SELECT citus_drain_node(${node.host}, ${node.port}, shard_transfer_mode => 'block_writes')`.execute(
+    db,
+  );
+  const drained = await shardsOn();
+  const done = (async () => {
+    await sleep(startAfterMs);
+    const started = Date.now();
+    await sql`SELECT citus_set_node_property(${node.host}, ${node.port}, 'shouldhaveshards', true)`.execute(
+      db,
+    );
+    await sql`SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')`.execute(db);
+    await sql`SELECT citus_rebalance_wait()`.execute(db);
+    return `rebalance under load: worker :${node.port} held ${drained} shards of restaurant tables after the drain, ${await shardsOn()} after citus_rebalance_start (${((Date.now() - started) / 1000).toFixed(1)} s, started ${(startAfterMs / 1000).toFixed(0)} s into the load)`;
+  })();
+  return () => done;
+}
+
 export async function benchMix(
   options: { duration: number },
   load: LoadRunner,
-): Promise<{ lines: string[]; failures: string[] }> {
+  on: MixDatabase = { kind: 'postgres' },
+): Promise<MixResult> {
   const failures: string[] = [];
-  const bench = await openBenchDatabase('postgres');
+  const bench =
+    on.kind === 'citus'
+      ? await openCitusBenchDatabase(on.coordinatorUrl)
+      : await openBenchDatabase('postgres');
   const counter = await startCounter();
   let app: BenchApp | null = null;
   let worker: ChildProcess | null = null;
@@ -219,7 +274,9 @@ export async function benchMix(
         job: { url: origin + barePath, headers, connections: 8, duration: options.duration },
       },
     ];
-    log(`postgres: the mix for ${options.duration} s…`);
+    const rebalanced =
+      on.kind === 'citus' ? await rebalanceUnderLoad(db, (options.duration * 1000) / 3) : null;
+    log(`${on.kind}: the mix for ${options.duration} s…`);
     let running = true;
     const heap = sampleHeap(() => running);
     const analyzing = analyzeWhile(db, () => running);
@@ -229,6 +286,7 @@ export async function benchMix(
     const samples = await heap;
     await analyzing;
     const testOrdersPlaced = await testOrders;
+    const rebalance = rebalanced ? await rebalanced() : null;
 
     // Every order event delivered once (the receiver sees the public event ids): let the worker catch up.
     const orderEvents = async () =>
@@ -249,8 +307,8 @@ export async function benchMix(
     }
     const missing = expected - counter.deliveries.size;
     const twice = [...counter.deliveries.values()].filter((count) => count > 1).length;
-    if (missing > 0) failures.push(`mix: ${missing} of ${expected} order events not delivered`);
-    if (twice > 0) failures.push(`mix: ${twice} events delivered more than once`);
+    if (missing > 0) failures.push(`${on.kind} mix: ${missing} of ${expected} order events not delivered`);
+    if (twice > 0) failures.push(`${on.kind} mix: ${twice} events delivered more than once`);
 
     const rows = jobs.map(({ label }, index) => {
       const r = results[index] as LoadResult;
@@ -271,7 +329,8 @@ export async function benchMix(
     const minute = Math.min(12, Math.max(1, Math.floor(samples.length / 4)));
     const first = average(samples.slice(0, minute));
     const last = average(samples.slice(-minute));
-    if (last > first * 1.5) failures.push(`mix: the heap grew from ${mb(first)} MB to ${mb(last)} MB`);
+    if (last > first * 1.5)
+      failures.push(`${on.kind} mix: the heap grew from ${mb(first)} MB to ${mb(last)} MB`);
     // Where PostgreSQL spent its reads: a table scanned whole or an index walked further and
     // further as the run adds orders and events shows here.
     const tables = await sql<{
@@ -288,7 +347,7 @@ export async function benchMix(
       ORDER BY idx_tup_read DESC LIMIT 8`.execute(db);
     return {
       lines: [
-        `The mix on postgres for ${options.duration} s: guests ordering, apps polling orders and events, a menu sync, webhook deliveries by one worker process; a bare route in the same mix`,
+        `The mix on ${on.kind === 'citus' ? 'a Citus cluster (a coordinator and two workers, 32 shards a table)' : 'postgres'} for ${options.duration} s: guests ordering, apps polling orders and events, a menu sync, webhook deliveries by one worker process; a bare route in the same mix`,
         '',
         alignColumns(
           ['endpoint', 'connections', 'req/s', 'ratio', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'],
@@ -307,6 +366,7 @@ export async function benchMix(
         ),
         '',
         'ratio: req/s per connection against the bare route’s in the same mix',
+        ...(rebalance ? [rebalance] : []),
         `webhooks: ${testOrdersPlaced} test orders placed (${(testOrdersPlaced / options.duration).toFixed(1)}/s), ${expected} order events, ${expected - missing} delivered, ${twice} more than once`,
         `heap of the API process (${samples.length} samples every 5 s): first ${minute} ${mb(first)} MB, last ${minute} ${mb(last)} MB, max ${mb(Math.max(...samples))} MB`,
         '',
@@ -330,6 +390,7 @@ export async function benchMix(
         '',
       ],
       failures,
+      rates: new Map(rows.map(({ label, rps }) => [label, rps])),
     };
   } finally {
     if (worker) await stopWorker(worker);

@@ -15,7 +15,7 @@ import { systemCtx } from '../src/domain/shared/context.ts';
 import { makeTenant } from '../test/harness.ts';
 import { type BenchApp, closeBoth, listenWithBareRoute } from './bare-route.ts';
 import { type BenchDatabaseKind, openBenchDatabase } from './databases.ts';
-import { busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './figures.ts';
+import { alignColumns, busyPercent, cpuSince, cpuTimes, type Figures, routeTable } from './figures.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { benchMenu } from './menu.ts';
 import { benchMix } from './mix.ts';
@@ -319,12 +319,9 @@ async function main(): Promise<void> {
         lines: [],
         failures: [`postgres reservations: ${error.message}`],
       }));
-    // Everything at once for --duration seconds (bench/mix.ts): only when asked for.
-    if (options.only === 'mix' && !interrupted)
-      mix = await benchMix(options, load).catch((error: Error) => ({
-        lines: [],
-        failures: [`postgres mix: ${error.message}`],
-      }));
+    // Everything at once for --duration seconds (bench/mix.ts): only when asked for; with
+    // CITUS_URL also on that Citus cluster, beside the one server.
+    if (options.only === 'mix' && !interrupted) mix = await mixes(options, load, () => interrupted);
   } finally {
     load.stop();
   }
@@ -405,3 +402,45 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** The mix on one PostgreSQL server and, with CITUS_URL set, on that Citus cluster, compared. */
+async function mixes(
+  options: Options,
+  load: LoadGenerator,
+  interrupted: () => boolean,
+): Promise<{ lines: string[]; failures: string[] }> {
+  const failed = (on: string) => (error: Error) => ({
+    lines: [],
+    failures: [`${on} mix: ${error.message}`],
+    rates: new Map<string, number>(),
+  });
+  const single = await benchMix(options, load).catch(failed('postgres'));
+  const coordinatorUrl = process.env.CITUS_URL;
+  if (!coordinatorUrl || interrupted()) return single;
+  const cluster = await benchMix(options, load, { kind: 'citus', coordinatorUrl }).catch(failed('citus'));
+  const bare = 'GET bare (orders list bytes)';
+  const ratio = (rates: Map<string, number>, label: string) =>
+    ((rates.get(label) ?? 0) / (rates.get(bare) || 1)).toFixed(3);
+  return {
+    lines: [
+      ...single.lines,
+      ...cluster.lines,
+      'The mix on one server and on the cluster, in this run (req/s; ratio: against the bare route of the same mix)',
+      '',
+      alignColumns(
+        ['endpoint', 'postgres req/s', 'citus req/s', 'citus / postgres', 'ratio postgres', 'ratio citus'],
+        [...single.rates.keys()].map((label) => [
+          label,
+          (single.rates.get(label) ?? 0).toFixed(0),
+          (cluster.rates.get(label) ?? 0).toFixed(0),
+          ((cluster.rates.get(label) ?? 0) / (single.rates.get(label) || 1)).toFixed(3),
+          ratio(single.rates, label),
+          ratio(cluster.rates, label),
+        ]),
+        1,
+      ),
+      '',
+    ],
+    failures: [...single.failures, ...cluster.failures],
+  };
+}

@@ -32,6 +32,7 @@ export async function restaurantsForConsent(
   if (app.status === 'pending' && !isDeveloper) return [];
   const testOnly = onlyForTestRestaurant(app, input.redirectKind);
   if (testOnly && !isDeveloper) return [];
+  // The account's restaurants: on Citus every shard is asked (a consent page, seldom).
   let query = ctx.db
     .selectFrom('restaurant_members as m')
     .innerJoin('restaurants as r', 'r.id', 'm.tenant_id')

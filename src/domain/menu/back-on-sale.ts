@@ -14,7 +14,8 @@ const restaurantsPerRun = 100;
  * sandbox clock moves it too) become `available: true, unavailable_until: null` with updated_at now,
  * each recording menu.product.updated / menu.option.updated with `changed` ["available",
  * "unavailable_until"] and `previous`. Each restaurant in a transaction of its own, under its menu
- * lock; the partial indexes of migration 0019 find the due ones. Answers how many objects it put back.
+ * lock; the partial indexes of migration 0019 find the due ones (on Citus that search asks every
+ * shard: the worker's, once a minute). Answers how many objects it put back.
  */
 export async function putBackOnSale(db: Db, clock: Clock): Promise<number> {
   const now = clock.now();

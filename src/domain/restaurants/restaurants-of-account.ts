@@ -8,6 +8,7 @@ export interface AccountRestaurant {
   role: 'owner' | 'staff';
 }
 
+/** An account's memberships: on Citus every shard is asked (sign-in and the restaurant picker, seldom). */
 function membership(ctx: Ctx, accountId: string) {
   return ctx.db
     .selectFrom('restaurant_members as m')

@@ -61,6 +61,8 @@ async function deliveriesOf(
       'e.body',
     ])
     .where('d.webhook_id', '=', webhookId);
+  // An app's webhook gets every connected restaurant's deliveries: on Citus this read and the
+  // attempts' ask every shard (a page a developer or owner opens).
   if (where.id !== undefined) query = query.where('d.id', '=', where.id);
   if (where.page !== undefined) query = inPageOrder(query, newestFirst, where.page, 'd');
   const rows = await query.execute();

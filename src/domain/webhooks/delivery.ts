@@ -68,7 +68,10 @@ export async function claimDue(
   return result.rows;
 }
 
-/** Takes one delivery for a send outside the schedule (a resend): its number goes on, the 8 do not. */
+/**
+ * Takes one delivery for a send outside the schedule (a resend): its number goes on, the 8 do not.
+ * Found by its id alone: on Citus every shard is asked (a developer's or owner's click).
+ */
 export async function claimForResend(db: Db, now: Date, deliveryId: string): Promise<ClaimedDelivery> {
   const result = await sql<ClaimedDelivery>`
     UPDATE webhook_deliveries d SET sends = d.sends + 1
