@@ -96,9 +96,15 @@ export const redactedLogPaths = [
   '*.code_verifier',
 ];
 
-/** The headers on every answer of the service. */
-function withServiceHeaders(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return reply.header('x-request-id', request.id).header('service-api-version', apiVersion);
+/**
+ * The headers on every answer of the service; served over https (BASE_URL), also
+ * Strict-Transport-Security: browsers then use https alone for a year.
+ */
+function serviceHeaders(https: boolean) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    reply.header('x-request-id', request.id).header('service-api-version', apiVersion);
+    return https ? reply.header('strict-transport-security', 'max-age=31536000') : reply;
+  };
 }
 
 /** The HTTP server with its surfaces: health, the public API (/v1) and its OpenAPI/Postman documents. */
@@ -109,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (await openLimiters({ db: deps.db, redisUrl: deps.config.redisUrl, log: deps.logger, clock }));
   const earlierApiAddress = rewriteEarlierApiAddress(deps.config);
   const storefrontHost = rewriteStorefrontHost(deps.config);
+  const withServiceHeaders = serviceHeaders(new URL(deps.config.baseUrl).protocol === 'https:');
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: newRequestId,
