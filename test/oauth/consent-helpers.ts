@@ -24,11 +24,15 @@ export class Browser {
     return this.send({ method: 'GET', url });
   }
 
-  post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
+  post(
+    url: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     return this.send({
       method: 'POST',
       url,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams(form).toString(),
     });
   }

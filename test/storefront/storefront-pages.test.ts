@@ -516,6 +516,15 @@ describe('the storefront pages', () => {
     const res = await guest.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' });
     assert.equal(res.statusCode, 403);
     assert.equal(guest.cookies.get('servery_cart'), undefined);
+    // The host alone is not the origin: another scheme or port of the same host is another site.
+    for (const origin of ['https://servery.test', 'http://servery.test:8080']) {
+      const other = new Guest(t, { origin, host: 'servery.test' });
+      assert.equal(
+        (await other.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' })).statusCode,
+        403,
+        origin,
+      );
+    }
     const same = new Guest(t, { origin: testBaseUrl, host: 'servery.test' });
     assert.equal((await same.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' })).statusCode, 303);
   });

@@ -151,6 +151,24 @@ describe('the console', () => {
     assert.equal((await browser.get('/console')).statusCode, 200);
   });
 
+  test('a form posted from another site (Origin: another scheme, host or port) is refused with a 403 page, token or not', async () => {
+    const developer = await newAccount(t, true);
+    for (const surface of ['console', 'dashboard'] as const) {
+      const browser = new Browser(t.app);
+      const form = await browser.get(`/${surface}/sign-in`);
+      const fields = { _csrf: csrfOf(form), email: developer.email, password };
+      for (const origin of ['https://evil.example', 'https://localhost', 'http://localhost:8080', 'null']) {
+        const foreign = await browser.post(`/${surface}/sign-in`, fields, { origin });
+        assert.equal(foreign.statusCode, 403, `${surface} ${origin}`);
+        assertPageHeaders(foreign);
+        assert.match(foreign.body, /This form was not sent from one of our pages/);
+        assert.equal(browser.cookies.get(`servery_${surface}_session`), undefined);
+      }
+      const own = await browser.post(`/${surface}/sign-in`, fields, { origin: 'http://localhost' });
+      assert.equal(own.statusCode, 303, `${surface}: ${own.body.slice(0, 200)}`);
+    }
+  });
+
   test('too many failed sign-ins: 429 with Retry-After and the minutes to wait', async () => {
     const developer = await newAccount(t, true);
     const browser = new Browser(t.app, '203.0.113.9');

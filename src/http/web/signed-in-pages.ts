@@ -18,6 +18,7 @@ import {
   renderPage,
   sendPage,
 } from './page.ts';
+import { fromOwnOrigin } from './same-origin.ts';
 import { missingSignInFields, tooManySignIns } from './sign-in-errors.ts';
 
 export interface SignedInPagesOptions {
@@ -132,6 +133,16 @@ export async function signedInPages(
         messagePage(view, { title: view.t('errors.errorTitle'), message: view.t('form.badText') }),
       );
     }
+  });
+  // A form posted from another site is refused before anything reads it (the CSRF token too).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST' || fromOwnOrigin(request)) return;
+    const view = viewOf(request);
+    return sendPage(
+      reply,
+      403,
+      messagePage(view, { title: view.t('errors.errorTitle'), message: view.t('form.otherSite') }),
+    );
   });
   app.addHook('preHandler', async (request, reply) => rememberLanguage(request, reply, secure));
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -41,6 +41,7 @@ import {
   renderPage,
   sendPage,
 } from '../../web/page.ts';
+import { fromOwnOrigin } from '../../web/same-origin.ts';
 import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
@@ -145,10 +146,7 @@ export async function storefrontPagesPlugin(
     return payload;
   });
   app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (request.method !== 'POST' || origin === undefined) return;
-    const sameSite = URL.canParse(origin) && new URL(origin).host === request.headers.host;
-    if (!sameSite) {
+    if (request.method === 'POST' && !fromOwnOrigin(request)) {
       const view = plainView(request);
       return sendPage(
         reply,
