@@ -196,6 +196,41 @@ describe('the console', () => {
     const refused = await signIn(browser, 'console', developer.email, password);
     assert.equal(refused.statusCode, 429);
   });
+
+  test('password spraying: 20 failed sign-ins from one address, whatever the e-mails, refuse the next on every surface', async () => {
+    const developer = await newAccount(t, true);
+    const address = '203.0.113.11';
+    const browser = new Browser(t.app, address);
+    const viaApi = (surface: 'console' | 'dashboard', email: string, secret: string, from = address) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/${surface}/api/sessions`,
+        remoteAddress: from,
+        headers: { 'content-type': 'application/json' },
+        payload: { email, password: secret },
+      });
+    // One password against 20 accounts (unknown ones among them): each refused as a wrong one.
+    for (let i = 0; i < 10; i += 1) {
+      const page = await signIn(
+        browser,
+        i % 2 ? 'console' : 'dashboard',
+        `sprayed-${i}@example.com`,
+        'Summer2026!',
+      );
+      assert.notEqual(page.statusCode, 429, `attempt ${i + 1}`);
+      assert.equal(
+        (await viaApi('dashboard', `sprayed-api-${i}@example.com`, 'Summer2026!')).statusCode,
+        401,
+      );
+    }
+    // The 21st, a new e-mail, on a page or the API, and even the right password: refused.
+    const next = await signIn(browser, 'console', 'sprayed-21@example.com', 'Summer2026!');
+    assert.equal(next.statusCode, 429);
+    assert.ok(Number(next.headers['retry-after']) > 0);
+    assert.equal((await viaApi('console', developer.email, password)).statusCode, 429);
+    // Another address is not held back.
+    assert.equal((await viaApi('console', developer.email, password, '203.0.113.12')).statusCode, 200);
+  });
 });
 
 describe('the dashboard', () => {

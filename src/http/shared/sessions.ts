@@ -76,6 +76,12 @@ export type CodeOutcome =
  * password cannot be used to reset the guessing of codes.
  */
 const loginLimit = { keyPrefix: 'login', points: 10, durationSeconds: 15 * 60 };
+/**
+ * And failed sign-ins per IP address, whatever the e-mail: 20 in 15 minutes, so that one password
+ * tried against many accounts (spraying) is refused too. A sign-in does not forget this count:
+ * knowing one account must not reset the guessing of others.
+ */
+const loginAddressLimit = { keyPrefix: 'login-address', points: 20, durationSeconds: 15 * 60 };
 // Longer input is a wrong sign-in, without the cost of hashing it.
 const longestEmail = 200;
 const longestPassword = 1000;
@@ -90,12 +96,14 @@ export class Sessions {
   readonly #cookie: SessionCookie;
   readonly #mayUse: (ctx: Ctx, accountId: string) => Promise<boolean>;
   readonly limiter: Limiter;
+  readonly #addressLimiter: Limiter;
 
   constructor(ctx: Ctx, limiters: Limiters, surface: SessionSurface, secure: boolean) {
     this.#ctx = ctx;
     this.#cookie = { ...surface.cookie, secure };
     this.#mayUse = surface.mayUse;
     this.limiter = limiters.createLimiter(loginLimit);
+    this.#addressLimiter = limiters.createLimiter(loginAddressLimit);
   }
 
   get cookie(): SessionCookie {
@@ -126,8 +134,8 @@ export class Sessions {
     input: { email: string; password: string },
   ): Promise<SignInOutcome> {
     const key = limitKey(request, input.email);
-    const limit = await this.limiter.peek(key);
-    if (!limit.allowed) return { kind: 'limited', resetSeconds: limit.resetSeconds };
+    for (const limit of [await this.limiter.peek(key), await this.#addressLimiter.peek(request.ip)])
+      if (!limit.allowed) return { kind: 'limited', resetSeconds: limit.resetSeconds };
     const ctx = this.#ctx;
     const fits = input.email.length <= longestEmail && input.password.length <= longestPassword;
     const result = fits ? await signIn(ctx, input) : null;
@@ -135,6 +143,7 @@ export class Sessions {
     if (!result || !session || !(await this.#mayUse(ctx, session.accountId))) {
       if (result) await endSession(ctx, result.token);
       await this.limiter.consume(key);
+      await this.#addressLimiter.consume(request.ip);
       return { kind: 'refused' };
     }
     if (!result.secondFactorPending) await this.limiter.reset(key);
