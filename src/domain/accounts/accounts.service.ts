@@ -59,8 +59,9 @@ export async function createAccount(ctx: Ctx, input: NewAccount): Promise<Accoun
       .values({ ...account, password_hash: await hashPassword(input.password), created_at: ctx.clock.now() })
       .execute();
   } catch (error) {
-    if ((error as { constraint?: string }).constraint === 'accounts_email_key')
-      throw new EmailTakenError(email);
+    // The e-mail is the one unique key a new account can collide on (its id is new). Told by the
+    // code alone: on Citus the error comes from a node, without the constraint's name.
+    if ((error as { code?: string }).code === '23505') throw new EmailTakenError(email);
     throw error;
   }
   return account;
