@@ -5,12 +5,26 @@ import { Agent, buildConnector, fetch, type RequestInit, type Response } from 'u
 
 /**
  * The range of an address a connection may not go to, or null when it may: only public unicast
- * addresses are allowed (IPv4-mapped IPv6 addresses count as the IPv4 address they carry), and
- * loopback too with allowLoopback.
+ * addresses are allowed, and loopback too with allowLoopback. An IPv6 address that carries an
+ * IPv4 one counts as it: IPv4-mapped (::ffff:0:0/96) and IPv4-compatible (::/96, deprecated, which
+ * a URL writes in hex: `[::127.0.0.1]` is `[::7f00:1]`). Every other IPv6 form of an IPv4 address
+ * (NAT64, 6to4, Teredo, SIIT) is a range of its own, never unicast.
  */
 export function refusedRange(address: string, allowLoopback: boolean): string | null {
-  const range = ipaddr.process(address).range();
+  const range = rangeOf(ipaddr.process(address));
   return range === 'unicast' || (allowLoopback && range === 'loopback') ? null : range;
+}
+
+function rangeOf(parsed: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && range !== 'loopback' && range !== 'unspecified') {
+    const parts = (parsed as ipaddr.IPv6).parts;
+    if (parts.slice(0, 6).every((part) => part === 0)) {
+      const [high = 0, low = 0] = parts.slice(6);
+      return new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]).range();
+    }
+  }
+  return range;
 }
 
 /** A connection the client would not make: its host is, or resolves to, an address not allowed. */

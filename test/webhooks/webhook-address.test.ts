@@ -33,7 +33,7 @@ test('an address is an https URL of at most 500 characters without credentials',
   await refusedWith(checkWebhookUrl(base + 'a'.repeat(501 - base.length), strict), /500/);
 });
 
-test('IP literals outside public unicast are refused, IPv4-mapped IPv6 as the IPv4 address', async () => {
+test('IP literals outside public unicast are refused, IPv6 forms of an IPv4 address as that address or a range of their own', async () => {
   for (const host of [
     '127.0.0.1',
     '10.0.0.1',
@@ -52,6 +52,14 @@ test('IP literals outside public unicast are refused, IPv4-mapped IPv6 as the IP
     '[2001:db8::1]',
     '[::ffff:127.0.0.1]',
     '[::ffff:10.0.0.1]',
+    '[::127.0.0.1]', // IPv4-compatible (::/96), which the URL writes as [::7f00:1]
+    '[::7f00:1]',
+    '[::10.0.0.1]',
+    '[::a9fe:a9fe]', // 169.254.169.254
+    '[64:ff9b::7f00:1]', // NAT64
+    '[2002:7f00:1::]', // 6to4
+    '[2001::1]', // Teredo
+    '[::ffff:0:7f00:1]', // SIIT
     '2130706433', // 127.0.0.1 written as a number
   ]) {
     await refusedWith(checkWebhookUrl(`https://${host}/hook`, strict), /not a public internet address/);
