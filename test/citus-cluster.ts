@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { eventually } from './waiting.ts';
 
 /*
  * Databases on a Citus cluster, for the tests that run on one: CITUS_URL names the coordinator's
@@ -15,7 +16,7 @@ export interface CitusDatabase {
   readonly name: string;
   readonly url: string;
   /** Drops the database on every node. */
-  drop(): Promise<void>;
+  drop(): Promise<unknown>;
 }
 
 /** A new database on the cluster with Citus in it on every node and the workers added. */
@@ -56,11 +57,19 @@ export async function newCitusDatabase(coordinatorUrl: string): Promise<CitusDat
   return {
     name,
     url,
+    // A worker's Citus maintenance process may still be in the database a moment after the
+    // coordinator's sessions ended ("being accessed by other users", 55006): dropped once it left.
     drop: () =>
-      onDatabase(coordinatorUrl, async (admin) => {
-        await admin.query('SET citus.enable_create_database_propagation TO on');
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      }),
+      eventually(`database ${name} dropped on every node`, () =>
+        onDatabase(coordinatorUrl, async (admin) => {
+          await admin.query('SET citus.enable_create_database_propagation TO on');
+          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          return true;
+        }).catch((error: { code?: string }) => {
+          if (error.code === '55006') return false;
+          throw error;
+        }),
+      ),
   };
 }
 
