@@ -16,7 +16,7 @@ export interface CitusDatabase {
   readonly name: string;
   readonly url: string;
   /** Drops the database on every node. */
-  drop(): Promise<unknown>;
+  drop(): Promise<void>;
 }
 
 /** A new database on the cluster with Citus in it on every node and the workers added. */
@@ -45,6 +45,7 @@ export async function newCitusDatabase(coordinatorUrl: string): Promise<CitusDat
   for (const worker of workers)
     await onDatabase(urlOf(worker.host, worker.port), (client) => client.query('CREATE EXTENSION citus'));
   const url = urlOf(coordinator.hostname, coordinator.port || 5432);
+  const nodes = [{ host: coordinator.hostname, port: Number(coordinator.port || 5432) }, ...workers];
   await onDatabase(url, async (client) => {
     await client.query('CREATE EXTENSION citus');
     await client.query('SELECT citus_set_coordinator_host($1, $2)', [
@@ -57,19 +58,29 @@ export async function newCitusDatabase(coordinatorUrl: string): Promise<CitusDat
   return {
     name,
     url,
-    // A worker's Citus maintenance process may still be in the database a moment after the
-    // coordinator's sessions ended ("being accessed by other users", 55006): dropped once it left.
-    drop: () =>
-      eventually(`database ${name} dropped on every node`, () =>
-        onDatabase(coordinatorUrl, async (admin) => {
-          await admin.query('SET citus.enable_create_database_propagation TO on');
-          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          return true;
-        }).catch((error: { code?: string }) => {
-          if (error.code === '55006') return false;
-          throw error;
-        }),
-      ),
+    // Each node's copy is dropped on its own, the coordinator's first (its sessions to the
+    // workers end with it): a drop the coordinator passes on to the workers fails whole when a
+    // worker's Citus maintenance process is still in the database ("being accessed by other
+    // users", 55006), and leaves the nodes it reached without theirs. A worker's is dropped once
+    // that process has left.
+    drop: async () => {
+      for (const node of nodes) {
+        const admin = new URL(coordinatorUrl);
+        admin.hostname = node.host;
+        admin.port = String(node.port);
+        await eventually(`database ${name} dropped on ${node.host}:${node.port}`, () =>
+          onDatabase(admin.toString(), (client) =>
+            client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+          ).then(
+            () => true,
+            (error: { code?: string }) => {
+              if (error.code === '55006') return false;
+              throw error;
+            },
+          ),
+        );
+      }
+    },
   };
 }
 
