@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { WebhookDeliverySettings } from '../adapters/webhook-post.ts';
 import type { Db } from '../db/client.ts';
+import { perRestaurant } from '../db/restaurant-batches.ts';
 import type { Clock } from '../domain/shared/context.ts';
 import {
   type ClaimedDelivery,
@@ -27,7 +28,7 @@ const leaseMarginMs = 5000;
  * domain/webhooks/delivery.ts and posted through the settings (adapters/webhook-post.ts). Sends
  * run in the background, up to 500 at once and 100 to one webhook, so a receiver that hangs holds
  * up at most its own deliveries. When a send ends and more is due, the sender claims again at
- * once rather than at the next tick. Outcomes are written in batches.
+ * once rather than at the next tick. Outcomes are written in batches, a transaction per restaurant.
  */
 export class WebhookSender {
   readonly #db: Db;
@@ -53,10 +54,15 @@ export class WebhookSender {
     this.#log = log;
     this.#metrics = metrics;
     this.#outcomes = new DataLoader<Outcome, void>(
-      async (batch) => {
-        await writeOutcomes(db, clock, batch);
-        return batch.map(() => undefined);
-      },
+      (batch) =>
+        perRestaurant(
+          batch,
+          (outcome) => outcome.delivery.tenant_id,
+          async (outcomes, tenantId) => {
+            await writeOutcomes(db, clock, tenantId as string, outcomes);
+            return outcomes.map(() => undefined);
+          },
+        ),
       { cache: false, maxBatchSize: 200, batchScheduleFn: (write) => setTimeout(write, 5) },
     );
   }

@@ -122,7 +122,7 @@ export async function resendDelivery(
 ): Promise<DeliveryView> {
   await getDelivery(ctx, webhookId, deliveryId);
   const claimed = await claimForResend(ctx.db, ctx.clock.now(), deliveryId);
-  await writeOutcomes(ctx.db, ctx.clock, [await send(claimed, false, poster, ctx.clock)]);
+  await writeOutcomes(ctx.db, ctx.clock, claimed.tenant_id, [await send(claimed, false, poster, ctx.clock)]);
   return getDelivery(ctx, webhookId, deliveryId);
 }
 

@@ -38,10 +38,12 @@ function claimedColumns(now: Date): RawBuilder<unknown> {
  * Claims due deliveries of enabled webhooks and counts their attempt. next_attempt_at moves past
  * the send's time-out (a lease): the outcome sets the real next time, and if this worker dies the
  * delivery is sent again once the lease ends. No transaction stays open during the send.
- * Two statements, so that each runs on Citus: the due deliveries are read without a lock (every
- * shard is asked: the worker's run, not a request), then taken by an update that holds only those
- * still due; a delivery another worker took meanwhile is not (its lease moved it, and the update
- * reads the row as that worker left it), so each is claimed by one worker.
+ * The due deliveries are read without a lock (on Citus every shard is asked: the worker's run, not
+ * a request), then taken by one update per restaurant, side by side, each holding only those still
+ * due: a delivery another worker took meanwhile is not (its lease moved it, and the update reads
+ * the row as that worker left it), so each is claimed by one worker. An update per restaurant runs
+ * on its restaurant's shard alone: one over several would lock shards on several nodes and meet the
+ * outcome writes of other workers in distributed deadlocks.
  */
 export async function claimDue(
   db: Db,
@@ -55,17 +57,19 @@ export async function claimDue(
     WHERE q.next_attempt_at <= ${now} AND qw.enabled AND q.webhook_id <> all(${busyWebhooks}::uuid[])
     ORDER BY q.next_attempt_at
     LIMIT ${limit}`.execute(db);
-  if (due.rows.length === 0) return [];
-  const tenants = [...new Set(due.rows.map((row) => row.tenant_id))];
-  const result = await sql<ClaimedDelivery>`
-    UPDATE webhook_deliveries d
-    SET attempts = d.attempts + 1, sends = d.sends + 1, next_attempt_at = ${new Date(now.getTime() + leaseMs)}
-    FROM webhooks w, event_envelopes e
-    WHERE d.tenant_id = any(${tenants}::uuid[]) AND d.id = any(${due.rows.map((row) => row.id)}::uuid[])
-      AND d.next_attempt_at <= ${now} AND w.id = d.webhook_id AND w.enabled
-      AND e.tenant_id = d.tenant_id AND e.position = d.position AND e.audience_id = d.audience_id
-    RETURNING ${claimedColumns(now)}`.execute(db);
-  return result.rows;
+  const byRestaurant = Map.groupBy(due.rows, (row) => row.tenant_id);
+  const claims = [...byRestaurant].map(async ([tenantId, rows]) => {
+    const result = await sql<ClaimedDelivery>`
+      UPDATE webhook_deliveries d
+      SET attempts = d.attempts + 1, sends = d.sends + 1, next_attempt_at = ${new Date(now.getTime() + leaseMs)}
+      FROM webhooks w, event_envelopes e
+      WHERE d.tenant_id = ${tenantId} AND d.id = any(${rows.map((row) => row.id)}::uuid[])
+        AND d.next_attempt_at <= ${now} AND w.id = d.webhook_id AND w.enabled
+        AND e.tenant_id = d.tenant_id AND e.position = d.position AND e.audience_id = d.audience_id
+      RETURNING ${claimedColumns(now)}`.execute(db);
+    return result.rows;
+  });
+  return (await Promise.all(claims)).flat();
 }
 
 /**
@@ -119,12 +123,18 @@ export async function send(
 }
 
 /*
- * Writes outcomes, many sends in one transaction: each webhook's failure streak
+ * Writes the outcomes of one restaurant's sends in one transaction: each webhook's failure streak
  * (switching-off.ts); the log rows; a success ends its delivery; a failed scheduled attempt sets
  * the next (none after the 8th: given up), unless a newer send of the delivery started meanwhile
- * or it was skipped.
+ * or it was skipped. One restaurant's, so that on Citus each statement runs on its shard alone
+ * (the sender writes a batch's restaurants side by side: src/db/restaurant-batches.ts).
  */
-export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Outcome[]): Promise<void> {
+export async function writeOutcomes(
+  db: Db,
+  clock: Clock,
+  tenantId: string,
+  outcomes: readonly Outcome[],
+): Promise<void> {
   const succeeded = outcomes.filter((o) => o.error === null);
   const retried = outcomes.filter((o) => o.error !== null && o.scheduled);
   await db.transaction().execute(async (trx) => {
@@ -138,7 +148,7 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
       .insertInto('webhook_delivery_attempts')
       .values(
         outcomes.map((o) => ({
-          tenant_id: o.delivery.tenant_id,
+          tenant_id: tenantId,
           delivery_id: o.delivery.id,
           attempt: o.delivery.sends,
           started_at: o.startedAt,
@@ -153,7 +163,7 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
         UPDATE webhook_deliveries d SET delivered_at = u.at, next_attempt_at = NULL
         FROM unnest(${succeeded.map((o) => o.delivery.id)}::uuid[],
                     ${succeeded.map((o) => o.startedAt.toISOString())}::timestamptz[]) AS u(id, at)
-        WHERE d.id = u.id AND d.delivered_at IS NULL`.execute(trx);
+        WHERE d.tenant_id = ${tenantId} AND d.id = u.id AND d.delivered_at IS NULL`.execute(trx);
     }
     if (retried.length > 0) {
       const last = (o: Outcome) => o.delivery.attempts >= maxDeliveryAttempts;
@@ -164,9 +174,8 @@ export async function writeOutcomes(db: Db, clock: Clock, outcomes: readonly Out
                     ${retried.map((o) => o.delivery.sends)}::int[],
                     ${retried.map((o) => (last(o) ? null : at(o, waitsBeforeAttempt[o.delivery.attempts + 1] ?? 0)))}::timestamptz[],
                     ${retried.map((o) => (last(o) ? at(o, 0) : null))}::timestamptz[]) AS u(id, send, next, given_up)
-        WHERE d.id = u.id AND d.sends = u.send AND d.delivered_at IS NULL AND d.skipped_at IS NULL`.execute(
-        trx,
-      );
+        WHERE d.tenant_id = ${tenantId} AND d.id = u.id AND d.sends = u.send
+          AND d.delivered_at IS NULL AND d.skipped_at IS NULL`.execute(trx);
     }
   });
 }

@@ -29,7 +29,9 @@ export async function skipOpenDeliveries(db: Db, webhookId: string, now: Date): 
  * Counts the outcomes of sends in each webhook's streak (in the caller's transaction), in the
  * order they started: a success ends the streak, a failure lengthens it. A webhook whose streak
  * reached 10 failures spanning 24 hours is switched off: its open deliveries are skipped and its
- * developer (the app's webhook) or the restaurant's owners (its own) are e-mailed.
+ * developer (the app's webhook) or the restaurant's owners (its own) are e-mailed. Webhooks are
+ * written in the order of their ids, so that writers of several restaurants at once (an app's
+ * webhook serves each) wait for each other and never deadlock.
  */
 export async function countOutcomes(
   ctx: Ctx,
@@ -41,7 +43,7 @@ export async function countOutcomes(
     if (list) list.push(outcome);
     else byWebhook.set(webhookId, [outcome]);
   }
-  for (const [webhookId, list] of byWebhook) {
+  for (const [webhookId, list] of [...byWebhook].sort(([a], [b]) => a.localeCompare(b))) {
     list.sort((a, b) => a.at.getTime() - b.at.getTime());
     const lastSuccess = list.findLastIndex((o) => o.ok);
     const failures = list.slice(lastSuccess + 1);
