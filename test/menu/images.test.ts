@@ -249,7 +249,6 @@ describe('a product’s image', () => {
   test('a picture that cannot be had leaves the write as it is, with status failed and the reason', async () => {
     const tenant = await makeTenant(t.ctx);
     const cases: [string, RegExp][] = [
-      ['https://10.0.0.7/photo/x.jpg', /10\.0\.0\.7 is not a public internet address \(private\)/],
       [
         `https://private.images.test:${new URL(base).port}/photo/p.jpg`,
         /resolves to 10\.0\.0\.9.*\(private\)/,
@@ -272,6 +271,61 @@ describe('a product’s image', () => {
     const pages = countOf('/page');
     await productWith(tenant, `${base}/page`);
     assert.equal(countOf('/page'), pages);
+  });
+
+  test('an image_url naming an address outside the public internet is refused at write: 400 on it, nothing kept', async () => {
+    const tenant = await makeTenant(t.ctx);
+    const send = (method: string, url: string, body: unknown) =>
+      t.app.inject({
+        method,
+        url: `/v1${url}`,
+        headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const product = await ok(t, tenant.token, 'POST', '/menu/products', { name: 'Plain', price: 100 });
+    const refused = [
+      'https://10.0.0.7/photo/x.jpg',
+      'https://127.0.0.1/photo/x.jpg',
+      'https://0x7f.1/photo/x.jpg', // 127.0.0.1 as a URL reads it
+      'https://[::1]/photo/x.jpg',
+      'https://[::127.0.0.1]/photo/x.jpg', // IPv4-compatible
+      'https://[::ffff:192.168.1.1]/photo/x.jpg', // IPv4-mapped
+      'https://[fd00::1]/photo/x.jpg', // unique local
+      'https://169.254.169.254/latest/meta-data', // link-local: a cloud's metadata service
+      'https://localhost/photo/x.jpg',
+      'https://images.localhost/photo/x.jpg',
+    ];
+    for (const url of refused) {
+      const created = await send('POST', '/menu/products', { name: 'Private', price: 100, image_url: url });
+      assertError(created, 400, 'invalid_request', 'image_url');
+      assert.match(created.json().error.message, /not a public internet address/, url);
+      assertError(
+        await send('PATCH', `/menu/products/${product.id}`, { image_url: url }),
+        400,
+        'invalid_request',
+        'image_url',
+      );
+      const synced = await send('PUT', '/menu', {
+        mode: 'merge',
+        products: [
+          { external_id: 'fine', name: 'Fine', price: 100 },
+          { external_id: 'private', name: 'Private', price: 100, image_url: url },
+        ],
+      });
+      assertError(synced, 400, 'invalid_request', 'products[1].image_url');
+    }
+    const products = await ok(t, tenant.token, 'GET', '/menu/products');
+    assert.deepEqual(
+      products.data.map((p: { name: string; image_url: string | null }) => [p.name, p.image_url]),
+      [['Plain', null]],
+      'no product written, none changed',
+    );
+    const images = await t.database.db
+      .selectFrom('menu_images')
+      .select('url_hash')
+      .where('tenant_id', '=', tenant.restaurantId)
+      .execute();
+    assert.deepEqual(images, [], 'no image recorded or queued');
   });
 
   test('a server that does not answer in time: the download ends at the time-out, with the reason', async () => {

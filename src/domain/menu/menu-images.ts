@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { refusedRange } from '../../adapters/outbound-http.ts';
 import { enqueueJob } from '../jobs/jobs.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
 import type { FetchedImage, ImageFetcher, ImageSizes } from '../shared/image-fetcher.ts';
 import { isLive } from './menu-writes.ts';
 
@@ -38,16 +41,34 @@ export function imageUrlHash(url: string): string {
   return createHash('sha256').update(url, 'utf8').digest('hex');
 }
 
-/** An https URL: anything else is never downloaded (product writes refuse it: 400 on image_url). */
-export function isHttpsUrl(value: string): boolean {
-  return URL.parse(value)?.protocol === 'https:';
+/**
+ * A product's image_url as written (products and the sync), else 400 on `param`: an https URL
+ * whose host is not an address outside the public internet (an IP literal in a private, loopback
+ * or other non-unicast range, any IPv6 form of one, or `localhost`). A host name is checked where
+ * it resolves, at download (the outbound client). Stored as given: the sync key apps compare with.
+ */
+export function checkedImageUrl(value: string | null, param: string): string | null {
+  if (value === null) return null;
+  const refusal = imageUrlRefusal(value);
+  if (refusal) throw new ApiError('invalid_request', `${param} ${refusal}`, { param });
+  return value;
+}
+
+function imageUrlRefusal(value: string): string | null {
+  const url = URL.parse(value);
+  if (url === null || url.protocol !== 'https:' || url.hostname === '') return 'must be an https URI.';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return `names ${host}, not a public internet address (loopback).`;
+  const range = isIP(host) === 0 ? null : refusedRange(host, false);
+  return range ? `names ${host}, not a public internet address (${range}).` : null;
 }
 
 /** Step 1: downloads new URLs within the request's budget, before the write's transaction (see above). */
 export async function downloadNewImages(ctx: Ctx, urls: Iterable<string | null | undefined>): Promise<void> {
   const fetcher = ctx.images;
   if (!fetcher) return;
-  const wanted = distinct(urls).filter(isHttpsUrl);
+  const wanted = distinct(urls).filter((url) => imageUrlRefusal(url) === null);
   if (wanted.length === 0) return;
   const known = await knownUrls(ctx, wanted);
   const fresh = wanted.filter((url) => !known.has(url)).slice(0, maxDownloadsPerRequest);
@@ -72,7 +93,7 @@ export type ImageOutcome = 'known' | 'download' | 'deferred' | 'capped';
  * order given, found with one query. A new URL is queued for the worker (recorded as pending,
  * downloaded by the job `menu-images`), or capped in a test restaurant; with `dryRun` nothing is
  * recorded or queued, and the first 25 new URLs are `download`, as the real write would take
- * them. The URLs must be https (isHttpsUrl): the caller checks them first.
+ * them. The URLs must be ones a write takes (checkedImageUrl): the caller checks them first.
  */
 export async function takeImages(
   ctx: Ctx,

@@ -19,6 +19,7 @@ import {
   optionGroupFields,
   productFields as productFieldsOfResource,
 } from './menu.schema.ts';
+import { checkedImageUrl } from './menu-images.ts';
 import type {
   MenuSyncInput,
   SyncCounts,
@@ -378,7 +379,10 @@ class SyncPlanner {
           ? (stored?.allergens ?? [])
           : normalizeAllergens(sent.allergens, `${param}.allergens`),
       diets: sent.diets === undefined ? (stored?.diets ?? []) : normalizeDiets(sent.diets, `${param}.diets`),
-      image_url: sent.image_url === undefined ? (stored?.image_url ?? null) : sent.image_url,
+      image_url:
+        sent.image_url === undefined
+          ? (stored?.image_url ?? null)
+          : checkedImageUrl(sent.image_url, `${param}.image_url`),
       tax_class: sent.tax_class === undefined ? (stored?.tax_class ?? null) : sent.tax_class,
     };
   }

@@ -319,7 +319,9 @@ export const productInputFields = {
       Type.String({
         maxLength: 2000,
         pattern: '^https://[^\\u0000-\\u0020\\u007f]+$',
-        description: 'An https URI of the picture.',
+        description:
+          'An https URI of the picture; one naming an address outside the public internet (a private or ' +
+          'loopback IP, `localhost`) is refused (400).',
         examples: ['https://images.example.com/margherita.jpg'],
       }),
     ),

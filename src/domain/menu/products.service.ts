@@ -16,7 +16,7 @@ import {
   type TaxClass,
   type TaxRates,
 } from './menu.schema.ts';
-import { maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
+import { checkedImageUrl, maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
 import {
   changedFields,
   checkExternalIdFree,
@@ -216,20 +216,6 @@ async function checkCategoryForProduct(ctx: Ctx, categoryId: string): Promise<vo
     });
 }
 
-/** An https URI, stored as given (the sync key apps compare with); its picture is hosted apart. */
-function checkedImageUrl(value: string | null): string | null {
-  if (value === null) return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (url === null || url.protocol !== 'https:' || url.hostname === '')
-    throw new ApiError('invalid_request', 'image_url must be an https URI.', { param: 'image_url' });
-  return value;
-}
-
 /**
  * A product's new image_url: downloaded before the write's transaction when the API could
  * (ApiRoute.beforeWrite), else queued for the worker (menu-images.ts). A test restaurant that
@@ -255,7 +241,7 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
   if (categoryId !== null) await checkCategoryForProduct(ctx, categoryId);
   const allergens = normalizeAllergens(input.allergens ?? [], 'allergens');
   const diets = normalizeDiets(input.diets ?? [], 'diets');
-  const imageUrl = checkedImageUrl(input.image_url ?? null);
+  const imageUrl = checkedImageUrl(input.image_url ?? null, 'image_url');
   if (imageUrl !== null) await takeProductImage(ctx, imageUrl);
   const sharedGroups =
     input.option_group_ids === undefined ? [] : await checkedGroupLinks(ctx, null, input.option_group_ids);
@@ -337,7 +323,8 @@ async function patched(ctx: Ctx, current: StoredProduct, patch: ProductPatch, vi
     allergens:
       patch.allergens === undefined ? current.allergens : normalizeAllergens(patch.allergens, 'allergens'),
     diets: patch.diets === undefined ? current.diets : normalizeDiets(patch.diets, 'diets'),
-    image_url: patch.image_url === undefined ? current.image_url : checkedImageUrl(patch.image_url),
+    image_url:
+      patch.image_url === undefined ? current.image_url : checkedImageUrl(patch.image_url, 'image_url'),
     tax_class: patch.tax_class === undefined ? current.tax_class : patch.tax_class,
   };
 }
