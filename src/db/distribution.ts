@@ -181,7 +181,11 @@ function keepsToOneRestaurant(key: ForeignKey): boolean {
  * reference tables first (the restaurants among them), then the restaurants' tables, then the
  * coordinator's, then the keys added again. The floor version (migration 0025) is counted by
  * triggers on distributed tables, which Citus runs only with `citus.enable_unsafe_triggers`.
- * Checked on a Citus 13.2 cluster, on a new database and on one with the demo data.
+ * Every statement is planned with its parameters (`plan_cache_mode`): the service names its
+ * statements (db/client.ts), and after five runs on a connection PostgreSQL may plan one without
+ * them, a plan in which Citus can no longer see the restaurant of an update or a join and sends
+ * it to every shard (seen on Citus 13.2: the webhook claims and outcomes met in distributed
+ * deadlocks so). Checked on a Citus 13.2 cluster, on a new database and on one with the demo data.
  */
 export function distributionStatements(catalog: Catalog, database: string): string[] {
   const parents = new Map<string, Set<string>>();
@@ -214,6 +218,7 @@ export function distributionStatements(catalog: Catalog, database: string): stri
   const anchor = ordered.find((table) => placements.get(table) === 'distributed');
   return [
     `ALTER DATABASE ${identifier(database)} SET citus.enable_unsafe_triggers = on`,
+    `ALTER DATABASE ${identifier(database)} SET plan_cache_mode = force_custom_plan`,
     'SET citus.enable_unsafe_triggers = on',
     ...betweenRestaurantTables.map(
       (key) => `ALTER TABLE ${key.table} DROP CONSTRAINT ${identifier(key.name)}`,

@@ -144,6 +144,31 @@ describe('servery distribute on a Citus cluster', {
     );
   });
 
+  test("a restaurant's update with a join stays on its shard however often a connection runs it", async () => {
+    // The service names its statements; after five runs PostgreSQL may plan one without its
+    // parameters, and Citus then sends such an update to every shard. The placed database plans
+    // each run with them (plan_cache_mode), which a fresh connection takes.
+    const fresh = await openDatabase({ url: cluster.url });
+    try {
+      const { tenant_id: tenantId } = await fresh.db
+        .selectFrom('menu_products')
+        .select('tenant_id')
+        .executeTakeFirstOrThrow();
+      await fresh.db.connection().execute(async (connection) => {
+        await sql`SET citus.multi_task_query_log_level = 'error'`.execute(connection);
+        for (let run = 1; run <= 8; run++)
+          await sql`UPDATE menu_products p SET updated_at = p.updated_at
+            FROM restaurants r, menu_categories c
+            WHERE p.tenant_id = ${tenantId} AND r.id = p.tenant_id
+              AND c.tenant_id = p.tenant_id AND c.id = p.category_id AND p.price >= ${run}`.execute(
+            connection,
+          );
+      });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('servery migrate after distribution: a column and an index on a restaurant table, a column on a reference table', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'servery-migrations-'));
     try {

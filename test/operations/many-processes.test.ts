@@ -14,6 +14,7 @@ import { issueAuthorizationCode } from '../../src/domain/oauth/authorization-cod
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { newId, newSecret, sha256 } from '../../src/domain/shared/ids.ts';
 import { setAppWebhook } from '../../src/domain/webhooks/app-webhook.service.ts';
+import { citusUrl } from '../citus-cluster.ts';
 import { makeTenant, type Tenant } from '../harness.ts';
 import { pkce, redirectUri } from '../oauth/oauth-helpers.ts';
 import { eventually } from '../waiting.ts';
@@ -29,9 +30,10 @@ import {
 } from './service.ts';
 
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const skip = postgresUrl
-  ? false
-  : 'needs PostgreSQL (DATABASE_URL): a PGlite directory is open in one process only';
+const skip =
+  postgresUrl || citusUrl
+    ? false
+    : 'needs PostgreSQL (DATABASE_URL or CITUS_URL): a PGlite directory is open in one process only';
 
 let database: ServiceDatabase;
 let api: [Service, Service];

@@ -1,6 +1,7 @@
 /*
  * The service as operators run it: `node src/cli/main.ts serve` in a child process, on a database
- * of its own (a PGlite directory, or with DATABASE_URL a new PostgreSQL database).
+ * of its own (a PGlite directory, or with DATABASE_URL a new PostgreSQL database, with CITUS_URL a
+ * distributed one on that cluster).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ import { consentToApp } from '../../src/domain/connections/connections.service.t
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import { systemCtx } from '../../src/domain/shared/context.ts';
 import { scopes } from '../../src/domain/shared/scopes.ts';
+import { citusUrl } from '../citus-cluster.ts';
 import { migratedPgliteDump, openTestDatabase } from '../harness.ts';
 import { eventually, hangCatcherMs, settled } from '../waiting.ts';
 
@@ -48,9 +50,12 @@ export async function emptyDatabase(): Promise<ServiceDatabase> {
   return postgresDatabase(url.toString(), () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
-/** A migrated database without accounts: a service started on it creates the demo data. */
+/**
+ * A migrated database without accounts: a service started on it creates the demo data. With
+ * CITUS_URL, a distributed one on that cluster (harness.ts).
+ */
 export async function migratedDatabase(): Promise<ServiceDatabase> {
-  if (!postgresUrl) {
+  if (!postgresUrl && !citusUrl) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'servery-ops-data-'));
     const database = await openDatabase({ dataDir, initialData: await migratedPgliteDump() });
     await database.close();
