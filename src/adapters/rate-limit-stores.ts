@@ -204,6 +204,9 @@ function wrapLimiter(
       }
       return read;
     },
+    async refund(key) {
+      await limiter.reward(windowKey(key), 1);
+    },
     async reset(key) {
       await limiter.delete(windowKey(key));
     },

@@ -268,6 +268,8 @@ export interface StoresTable {
   /** Busy mode: both set (extra minutes 5 to 120 on the lead times until busy_until) or both null. */
   busy_extra_minutes: Generated<number | null>;
   busy_until: Generated<Date | null>;
+  /** Orders paid on site guests may place per minute (60 to 1,000; migration 0033). */
+  guest_orders_per_minute: Generated<number>;
   updated_at: Date;
 }
 

@@ -77,6 +77,16 @@ export async function orderingTenant(
   };
 }
 
+/**
+ * Each guest request comes from an address of its own, as different guests' do: the limits per
+ * address (test/storefront/guest-limits.test.ts) stay out of the way of the tests of other rules.
+ */
+let guestsSoFar = 0;
+function guestAddress(): string {
+  guestsSoFar += 1;
+  return `10.${(guestsSoFar >> 16) & 255}.${(guestsSoFar >> 8) & 255}.${guestsSoFar & 255}`;
+}
+
 /** A guest's request to the storefront's JSON API. */
 export function guest(
   t: TestApp,
@@ -89,6 +99,7 @@ export function guest(
   return t.app.inject({
     method,
     url: `/s/${slug}/api${path}`,
+    remoteAddress: guestAddress(),
     headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { payload: JSON.stringify(body) }),
   });

@@ -145,6 +145,27 @@ describe('booking a table on the storefront', () => {
     });
   }
 
+  it('five bookings from one address in 10 minutes, then a page saying when to try again (429, Retry-After), nothing booked', async () => {
+    const { tenant, base } = await restaurant();
+    // Six tables, each taken by one booking of the same time.
+    for (let n = 0; n < 6; n++) await addTable(tenant, { label: `T${n}`, seats: 4 });
+    const at = '2026-11-03T11:00:00.000Z';
+    for (let n = 0; n < 5; n++)
+      seeOther(await book(new Guest(t), base, at), new RegExp(`^${base}/book/sbk_`));
+    const refused = await book(new Guest(t), base, at);
+    assert.equal(refused.statusCode, 429, refused.body);
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 600, String(refused.headers['retry-after']));
+    assert.match(
+      text(refused.body),
+      new RegExp(
+        `Many bookings have just been made from here or at this restaurant\\. Please try again in ${Math.ceil(retryAfter / 60)} minutes?\\.`,
+      ),
+    );
+    assert.match(refused.body, new RegExp(`<a href="${base}/book">Back to booking</a>`));
+    assert.equal((await reservationsOf(tenant)).length, 5);
+  });
+
   it('books: date and party, the free times, the contact form, the confirmation; the e-mail has the cancel link', async () => {
     const { tenant, base } = await restaurant();
     await addTable(tenant, { seats: 4 });

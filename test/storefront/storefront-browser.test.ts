@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { createTable } from '../../src/domain/store/tables.service.ts';
 import { pagesInChromium, screenshot } from '../browser.ts';
 import { ok } from '../menu/menu-helpers.ts';
-import { type OrderingTenant, orderingTenant } from '../orders/order-helpers.ts';
+import { type OrderingTenant, orderingTenant, pickupOrder } from '../orders/order-helpers.ts';
 
 /*
  * The storefront in headless Chromium on a phone's screen, as guests use it: pickup paid on site
@@ -164,5 +164,31 @@ test('a guest orders at the table through its QR link', async () => {
   assert.equal(order.source, 'table');
   assert.equal(order.table.label, 'T4');
   await screenshot(page, 'storefront-order-table');
+  await page.close();
+});
+
+test('past the guest limit the checkout says when to try again, and the cart stays', async () => {
+  const page = await phone();
+  const busy = await orderingTenant(pages.t);
+  // Ten orders paid on site from this machine's address, as the browser's.
+  for (let n = 0; n < 10; n++) {
+    const placed = await fetch(`${pages.serviceUrl}/s/${busy.slug}/api/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(pickupOrder(busy)),
+    });
+    assert.equal(placed.status, 201, await placed.text());
+  }
+  await page.goto(`${pages.serviceUrl}/s/${busy.slug}`);
+  await addPizza(page);
+  await page.goto(`${pages.serviceUrl}/s/${busy.slug}/cart`);
+  await page.getByLabel('Pickup').check();
+  await page.getByLabel('At the restaurant').check();
+  await page.getByRole('button', { name: 'Place order' }).click();
+  await page.getByRole('heading', { name: 'Please wait a moment' }).waitFor();
+  assert.ok(await page.getByText(/Your cart is kept: please try again in \d+ minutes?\./).isVisible());
+  await screenshot(page, 'storefront-guest-limit');
+  await page.getByRole('link', { name: 'Back to your cart' }).click();
+  await page.getByRole('heading', { name: 'Your order' }).waitFor();
   await page.close();
 });

@@ -138,6 +138,47 @@ describe('the storefront pages', () => {
     assert.match(text(german), /Nimmt gerade keine Bestellungen an\..*12,00 €/);
   });
 
+  it('a checkout past the guest limit: a page in the restaurant’s language saying when to try again (429, Retry-After), the cart kept, nothing placed', async () => {
+    const busy = await orderingTenant(t);
+    const at = `/s/${busy.slug}`;
+    await t.database.db
+      .updateTable('restaurants')
+      .set({ language: 'de' })
+      .where('id', '=', busy.restaurantId)
+      .execute();
+    // Ten orders paid on site from the address the pages' requests come from.
+    for (let n = 0; n < 10; n++) {
+      const placed = await t.app.inject({
+        method: 'POST',
+        url: `${at}/api/orders`,
+        remoteAddress: '127.0.0.1',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(pickupOrder(busy)),
+      });
+      assert.equal(placed.statusCode, 201, placed.body);
+    }
+    const guest = new Guest(t);
+    seeOther(await guest.post(`${at}/p/${busy.products.pizza}`, { quantity: '1' }), `${at}?added=1`);
+    const refused = await guest.post(`${at}/checkout`, {
+      type: 'pickup',
+      payment_method: 'on_site',
+      seen_subtotal: '1200',
+    });
+    assert.equal(refused.statusCode, 429);
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 600, String(refused.headers['retry-after']));
+    assert.match(refused.body, /<html lang="de">/);
+    assert.match(
+      text(refused.body),
+      new RegExp(
+        `Ihr Warenkorb bleibt erhalten: Bitte versuchen Sie es in ${Math.ceil(retryAfter / 60)} Minuten? erneut\\.`,
+      ),
+    );
+    assert.match(refused.body, new RegExp(`<a href="${at}/cart">Zurück zum Warenkorb</a>`));
+    assert.equal((await ordersSeen(t, busy)).length, 10, 'nothing placed');
+    assert.match((await guest.get(`${at}/cart`)).body, /Pizza/, 'the cart is kept');
+  });
+
   it('a pause without end takes no orders, neither now nor for later, and the page says so; a pause until a time takes orders for after it', async () => {
     const paused = await orderingTenant(t);
     const at = `/s/${paused.slug}`;

@@ -107,6 +107,7 @@ const settings: [string, string][] = [
   ['delivery_minutes', '50'],
   ['preorders', 'true'],
   ['min_order', '15,50'],
+  ['guest_orders_per_minute', '150'],
   ['order_statuses', 'pending'],
   ['order_statuses', 'ready'],
   ['phone', '+49 30 1234'],
@@ -166,6 +167,11 @@ test('settings: the state and the form; saved as the JSON API saves them, with s
   const shown = await pages.get('?done=settingsSaved');
   assert.match(shown.body, /role="status">The settings were saved\./);
   assert.match(shown.body, /name="min_order"[^>]+value="15.50"/);
+  // The guests' limit is the owner's alone: not in the API's store, saved and shown here.
+  assert.match(page.body, /<label for="guest_orders_per_minute">Orders paid on site per minute, at most/);
+  assert.match(page.body, /name="guest_orders_per_minute"[^>]+value="60"/, 'the standard limit');
+  assert.match(shown.body, /name="guest_orders_per_minute"[^>]+value="150"/);
+  assert.equal(store.guest_orders_per_minute, undefined);
 
   // The same form again changes nothing: no event.
   assert.equal((await pages.post('', settings)).statusCode, 303);
@@ -192,6 +198,9 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       () => pages.post('', without('lon')),
       () => pages.post('', withField('lat', '91')),
       () => pages.post('', withField('phone', '1'.repeat(41))),
+      () => pages.post('', withField('guest_orders_per_minute', '59')),
+      () => pages.post('', withField('guest_orders_per_minute', '1001')),
+      () => pages.post('', withField('guest_orders_per_minute', 'many')),
       // Dine-in sent although the box is disabled: the plan's refusal, beside the order types.
       () => pages.post('', [...settings, ['order_types', 'dine_in']]),
     ],
@@ -203,9 +212,13 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       [['lon', 'Enter both coordinates as decimal numbers (longitude −180 to 180), or neither.']],
       [['lat', 'Enter both coordinates as decimal numbers (latitude −90 to 90), or neither.']],
       [['phone', 'Enter a phone number of at most 40 characters.']],
+      [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
+      [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
+      [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
       [['order_types', 'Your plan does not include this order type.']],
     ],
   );
+  assert.match((await pages.get('')).body, /name="guest_orders_per_minute"[^>]+value="60"/, 'the limit unchanged');
   // A refused form shows what was sent, and its summary links to the field.
   const refused = await pages.post('', withField('min_order', 'abc'));
   assert.match(refused.body, /name="min_order"[^>]+value="abc"/);

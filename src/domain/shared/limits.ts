@@ -29,6 +29,8 @@ export interface Limiter {
   consume(key: string): Promise<LimitState>;
   /** Where `key` stands, without counting anything (`allowed`: another request would be). */
   peek(key: string): Promise<LimitState>;
+  /** Takes back one request of `key` counted before (one whose work then failed). */
+  refund(key: string): Promise<void>;
   /** Forgets the count of `key`, e.g. the failed logins of an account once one succeeds. */
   reset(key: string): Promise<void>;
 }

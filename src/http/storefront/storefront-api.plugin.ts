@@ -21,6 +21,7 @@ import { ApiError } from '../../domain/shared/errors.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { getStore } from '../../domain/store/store.service.ts';
+import { guestLimiters } from './guest-limits.ts';
 import { storefrontVisitors } from './storefront-visitors.ts';
 
 export interface StorefrontOptions {
@@ -45,7 +46,8 @@ const SlugAndKey = Type.Object(
 /**
  * The guests' JSON API under `/s/{slug}/api` (docs/storefront.md), what the storefront's pages use
  * and a script acting as a guest may call:
- * - the store and its menu; placing an order (201 with the guest's key, shown once); the order by
+ * - the store and its menu; placing an order (201 with the guest's key, shown once; within the
+ *   guest limits, guest-limits.ts: else 429 rate_limited with Retry-After); the order by
  *   that key; starting its online payment; confirming or failing a test payment;
  * - a test restaurant has no guests: its storefront answers only its own developers (signed in to
  *   the console), and everyone else finds nothing (404).
@@ -55,6 +57,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
   const secure = options.config.baseUrl.startsWith('https:');
   await app.register(fastifyCookie);
   const restaurantOf = storefrontVisitors(db, clock, options.limiters, secure);
+  const limits = guestLimiters(options.limiters);
 
   /** The guest's ctx in the restaurant the slug names, as the request may see it (404 otherwise). */
   async function guestCtx(request: FastifyRequest): Promise<Ctx & { livemode: boolean }> {
@@ -81,7 +84,9 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
     { schema: { params: Slug, body: PlaceOrderInputSchema, response: { 201: PlacedOrderSchema } } },
     async (request, reply) => {
       const ctx = await guestCtx(request);
-      const placed = await writeTransaction(db, (trx) => placeOrder({ ...ctx, db: trx }, request.body));
+      const placed = await limits.order(request, ctx, request.body, () =>
+        writeTransaction(db, (trx) => placeOrder({ ...ctx, db: trx }, request.body)),
+      );
       reply.code(201);
       return placed;
     },

@@ -5,6 +5,7 @@ import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import type { Plan } from '../../../domain/shared/scopes.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
+import { guestOrderLimit, setGuestOrderLimit } from '../../../domain/store/guest-limits.ts';
 import { localDate } from '../../../domain/store/schedule.ts';
 import {
   ClosureInputSchema,
@@ -254,7 +255,10 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
     base,
     storePage(async (request, reply, page) =>
       showSettings(reply, page, {
-        values: settingsValues(page.store, page.view.locale),
+        values: {
+          ...settingsValues(page.store, page.view.locale),
+          guest_orders_per_minute: String(await guestOrderLimit(page.ctx)),
+        },
         done: doneOf(request),
       }),
     ),
@@ -266,11 +270,17 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const patch = settingsInput(form, page.store.currency);
+      // Not a field of the API's store: the guest limit is the owner's alone (guest-limits.ts).
+      const guestOrders = form.integer('guest_orders_per_minute');
+      if (guestOrders === undefined) form.invalid.push('guest_orders_per_minute');
       return write(
         reply,
         page,
         form,
-        (ctx) => updateStore(ctx, checkedInput(StoreSettingsPatchSchema, patch)),
+        async (ctx) => {
+          await updateStore(ctx, checkedInput(StoreSettingsPatchSchema, patch));
+          await setGuestOrderLimit(ctx, guestOrders ?? 0);
+        },
         { to: page.home, message: 'settingsSaved' },
         {
           fieldOf: settingsFieldOf,

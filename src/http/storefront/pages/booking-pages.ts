@@ -11,6 +11,7 @@ import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { localDate } from '../../../domain/store/schedule.ts';
 import { translator } from '../../../i18n/i18n.ts';
 import { type FormError, formField, type NavItem } from '../../web/page.ts';
+import { type GuestLimiters, GuestLimitReached } from '../guest-limits.ts';
 import { storefrontAddress } from '../storefront-address.ts';
 import { type BookingValues, bookingError, bookingInput, bookingValues, partySize } from './booking-form.ts';
 import type { Storefront } from './storefront-pages.plugin.ts';
@@ -26,6 +27,8 @@ export interface BookingPagesDeps {
   storefrontPage(handler: Handler): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
   show(reply: FastifyReply, page: Storefront, template: string, data: object, status?: number): FastifyReply;
   notFound(request: FastifyRequest, reply: FastifyReply, view?: Storefront['view']): FastifyReply;
+  limits: GuestLimiters;
+  limitReached(reply: FastifyReply, page: Storefront, refusal: GuestLimitReached): FastifyReply;
 }
 
 const namespace = 'storefront-booking';
@@ -50,7 +53,8 @@ export function bookingNav(page: Storefront, template: string): NavItem[] {
  * Guests book a table (docs/storefront.md), every step a plain form:
  * - `/book`: date and party size; `/book/times`: the free times of that date as the guest
  *   availability gives them (online tables, lead time, horizon) with the contact form; sending it
- *   books (a time taken meanwhile shows the form again, saying so); `/book/{key}`: the booking;
+ *   books (a time taken meanwhile shows the form again, saying so; past the guest limits a page
+ *   says when to try again, guest-limits.ts); `/book/{key}`: the booking;
  * - restaurants without reservations in their plan, or without weekly hours, say they take none;
  * - `/reservations/{id}/cancel?token=`: the link of the guest's e-mail, to cancel.
  */
@@ -199,10 +203,11 @@ export function bookingPages(app: FastifyInstance, deps: BookingPagesDeps): void
       const guestKey = bookingKey(request) ?? newSecret('sbk_');
       const storefront = storefrontAddress(deps.config, page.restaurant.slug);
       try {
-        await writeTransaction(db, (trx) =>
-          bookAsGuest({ ...page.ctx, db: trx, storefront }, input, guestKey),
+        await deps.limits.booking(request, page.restaurant.id, () =>
+          writeTransaction(db, (trx) => bookAsGuest({ ...page.ctx, db: trx, storefront }, input, guestKey)),
         );
       } catch (error) {
+        if (error instanceof GuestLimitReached) return deps.limitReached(reply, page, error);
         if (!(error instanceof ApiError) || error.code === 'not_found' || error.code === 'plan_required')
           throw error;
         const status = error.code === 'slot_unavailable' ? 409 : 400;

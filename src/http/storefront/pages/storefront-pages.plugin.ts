@@ -42,6 +42,7 @@ import {
   sendPage,
 } from '../../web/page.ts';
 import { fromOwnOrigin } from '../../web/same-origin.ts';
+import { GuestLimitReached, guestLimiters } from '../guest-limits.ts';
 import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
@@ -119,7 +120,8 @@ const finalStatuses: readonly string[] = finalOrderStatuses;
  * - the menu, a product's page with its options (adds to the cart), the cart with the checkout,
  *   the payment page, the order's page; a table's QR link `/t/{key}` remembers the table;
  * - orders are placed, paid and followed through the domain's services with the guest API's rules
- *   (storefront-api.plugin.ts): the same checks, each refusal shown beside its field;
+ *   (storefront-api.plugin.ts): the same checks, each refusal shown beside its field, and the
+ *   same guest limits (a page saying when to try again, 429);
  * - in the restaurant's language (restaurants.language), its currency and time zone;
  * - a test restaurant's pages exist only for its own members signed in to the console, like its
  *   guest API, and say on every page that orders there are tests;
@@ -132,6 +134,7 @@ export async function storefrontPagesPlugin(
   const { db, clock } = options;
   const secure = options.config.baseUrl.startsWith('https:');
   const restaurantOf = storefrontVisitors(db, clock, options.limiters, secure);
+  const limits = guestLimiters(options.limiters);
   const providerFor = (livemode: boolean) => (livemode ? options.payments : options.testPayments);
 
   await app.register(fastifyCookie);
@@ -206,6 +209,24 @@ export async function storefrontPagesPlugin(
     return page ? handler(request, reply, page) : notFound(request, reply);
   };
 
+  /** A placement past a guest limit: 429 with Retry-After, in the guest's language, with the way back. */
+  const limitReached = (reply: FastifyReply, page: Storefront, refusal: GuestLimitReached) => {
+    const t = page.view.t;
+    reply.headers(refusal.headers);
+    return sendPage(
+      reply,
+      429,
+      messagePage(page.view, {
+        title: t('limits.title'),
+        message: t(`limits.${refusal.placement}`, { count: Math.ceil(refusal.retryAfterSeconds / 60) }),
+        link: {
+          href: refusal.placement === 'orders' ? `${page.base}/cart` : `${page.base}/book`,
+          text: t(refusal.placement === 'orders' ? 'limits.backToCart' : 'limits.backToBooking'),
+        },
+      }),
+    );
+  };
+
   /** A page of the storefront: its template with what every one uses. */
   const show = (reply: FastifyReply, page: Storefront, template: string, data: object, status = 200) => {
     const count = page.cart.lines.reduce((sum, line) => sum + line.quantity, 0);
@@ -239,7 +260,17 @@ export async function storefrontPagesPlugin(
     );
   };
 
-  bookingPages(app, { db, clock, config: options.config, secure, storefrontPage, show, notFound });
+  bookingPages(app, {
+    db,
+    clock,
+    config: options.config,
+    secure,
+    storefrontPage,
+    show,
+    notFound,
+    limits,
+    limitReached,
+  });
 
   const saveCart = (reply: FastifyReply, page: Storefront, cart: Cart) =>
     writeCart(reply, cart, page.cookiePath, secure);
@@ -450,10 +481,11 @@ export async function storefrontPagesPlugin(
       try {
         const checked = checkedInput(PlaceOrderInputSchema, input);
         const guestKey = page.cart.checkoutKey ?? undefined;
-        placed = await writeTransaction(db, (trx) =>
-          placeOrder({ ...page.ctx, db: trx }, checked, { guestKey }),
+        placed = await limits.order(request, page.ctx, checked, () =>
+          writeTransaction(db, (trx) => placeOrder({ ...page.ctx, db: trx }, checked, { guestKey })),
         );
       } catch (error) {
+        if (error instanceof GuestLimitReached) return limitReached(reply, page, error);
         if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
         return refused([checkoutError(t, error, context)]);
       }

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildTestApp, type TestApp } from '../harness.ts';
+import { type OrderingTenant, orderingTenant, pickupOrder } from '../orders/order-helpers.ts';
+
+/*
+ * The guest limits (docs/storefront.md, "Limits") through the guest API and the checkout form,
+ * with counts: per address 10 orders paid on site in 10 minutes and 30 paid online; per
+ * restaurant 60 orders paid on site a minute, which the owner may raise; a refused or failed
+ * placement is not counted; 30 guests from 30 addresses in a minute are never refused.
+ */
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp();
+});
+after(() => t.close());
+
+/** A guest's order through the guest API from `address`. */
+const placeFrom = (tenant: OrderingTenant, address: string, body: unknown = pickupOrder(tenant)) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/s/${tenant.slug}/api/orders`,
+    remoteAddress: address,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+
+const ordersOf = async (tenant: OrderingTenant) => {
+  const { n } = await t.database.db
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenant.restaurantId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+};
+
+function assertLimited(res: LightMyRequestResponse, windowSeconds: number) {
+  assert.equal(res.statusCode, 429, res.body);
+  const body = res.json();
+  assert.equal(body.error.code, 'rate_limited');
+  assert.match(body.error.message, /Too many orders were placed here just now; retry after \d+ s\./);
+  const retryAfter = Number(res.headers['retry-after']);
+  assert.ok(retryAfter > 0 && retryAfter <= windowSeconds, `Retry-After ${res.headers['retry-after']}`);
+}
+
+describe('guest limits of orders', () => {
+  it('one address: 10 orders paid on site in 10 minutes, the 11th 429 with Retry-After and nothing written; failed ones do not count', async () => {
+    const tenant = await orderingTenant(t);
+    const unknownProduct = pickupOrder(tenant, {
+      items: [{ product_id: '00000000-0000-4000-8000-000000000000', quantity: 1 }],
+    });
+    for (let n = 0; n < 3; n++)
+      assert.equal((await placeFrom(tenant, '198.51.100.7', unknownProduct)).statusCode, 400);
+    for (let n = 0; n < 10; n++)
+      assert.equal((await placeFrom(tenant, '198.51.100.7')).statusCode, 201, `order ${n + 1}`);
+    assertLimited(await placeFrom(tenant, '198.51.100.7'), 600);
+    assert.equal(await ordersOf(tenant), 10, 'the refused order was not written');
+    // Another address, and the same one paying online, go on.
+    assert.equal((await placeFrom(tenant, '198.51.100.8')).statusCode, 201);
+    const online = pickupOrder(tenant, { payment_method: 'online' });
+    assert.equal((await placeFrom(tenant, '198.51.100.7', online)).statusCode, 201);
+    // Another restaurant counts apart.
+    const other = await orderingTenant(t);
+    assert.equal((await placeFrom(other, '198.51.100.7')).statusCode, 201);
+  });
+
+  it('one address: 30 orders paid online in 10 minutes, then 429', async () => {
+    const tenant = await orderingTenant(t);
+    const online = pickupOrder(tenant, { payment_method: 'online' });
+    for (let n = 0; n < 30; n++)
+      assert.equal((await placeFrom(tenant, '203.0.113.20', online)).statusCode, 201, `order ${n + 1}`);
+    assertLimited(await placeFrom(tenant, '203.0.113.20', online), 600);
+    assert.equal(await ordersOf(tenant), 30);
+  });
+
+  it('30 guests from 30 addresses in a minute are all served; the restaurant’s 61st order paid on site in a minute is refused until its owner raises the limit', async () => {
+    const tenant = await orderingTenant(t);
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => placeFrom(tenant, `192.0.2.${n + 1}`)),
+    );
+    assert.deepEqual(
+      burst.map((res) => res.statusCode),
+      Array(30).fill(201),
+    );
+    for (let n = 30; n < 60; n++) assert.equal((await placeFrom(tenant, `192.0.2.${n + 1}`)).statusCode, 201);
+    assertLimited(await placeFrom(tenant, '192.0.2.100'), 60);
+    // Online orders are not the restaurant's count: they reach the kitchen once paid.
+    const online = pickupOrder(tenant, { payment_method: 'online' });
+    assert.equal((await placeFrom(tenant, '192.0.2.101', online)).statusCode, 201);
+
+    await t.database.db
+      .updateTable('stores')
+      .set({ guest_orders_per_minute: 61 })
+      .where('tenant_id', '=', tenant.restaurantId)
+      .execute();
+    assert.equal((await placeFrom(tenant, '192.0.2.102')).statusCode, 201, 'the raised limit holds one more');
+    assertLimited(await placeFrom(tenant, '192.0.2.103'), 60);
+    assert.equal(await ordersOf(tenant), 62);
+  });
+});
