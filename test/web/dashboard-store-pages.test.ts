@@ -218,7 +218,11 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       [['order_types', 'Your plan does not include this order type.']],
     ],
   );
-  assert.match((await pages.get('')).body, /name="guest_orders_per_minute"[^>]+value="60"/, 'the limit unchanged');
+  assert.match(
+    (await pages.get('')).body,
+    /name="guest_orders_per_minute"[^>]+value="60"/,
+    'the limit unchanged',
+  );
   // A refused form shows what was sent, and its summary links to the field.
   const refused = await pages.post('', withField('min_order', 'abc'));
   assert.match(refused.body, /name="min_order"[^>]+value="abc"/);
