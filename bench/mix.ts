@@ -107,14 +107,23 @@ async function analyzeWhile(db: Db, running: () => boolean): Promise<void> {
   }
 }
 
-/** Developers' test orders in the test restaurant, 5 a second while `running()`: the webhooks' events. */
-async function placeTestOrders(ctx: Ctx, running: () => boolean): Promise<number> {
+/**
+ * Developers' test orders in the test restaurant, 5 a second while `running()`: the webhooks'
+ * events. One that fails (no connection free in time under the load) is a failure of the run.
+ */
+async function placeTestOrders(ctx: Ctx, running: () => boolean, failures: string[]): Promise<number> {
   let placed = 0;
+  const failed: string[] = [];
   while (running()) {
-    await ctx.db.transaction().execute((trx) => placeTestOrder({ ...ctx, db: trx }));
-    placed++;
+    try {
+      await ctx.db.transaction().execute((trx) => placeTestOrder({ ...ctx, db: trx }));
+      placed++;
+    } catch (error) {
+      failed.push((error as Error).message);
+    }
     await sleep(200);
   }
+  if (failed.length > 0) failures.push(`${failed.length} test orders failed, the first: ${failed[0]}`);
   return placed;
 }
 
@@ -280,7 +289,7 @@ export async function benchMix(
     let running = true;
     const heap = sampleHeap(() => running);
     const analyzing = analyzeWhile(db, () => running);
-    const testOrders = placeTestOrders({ ...ctx, tenantId: sandbox.restaurantId }, () => running);
+    const testOrders = placeTestOrders({ ...ctx, tenantId: sandbox.restaurantId }, () => running, failures);
     const results = await load.runAll(jobs.map((j) => j.job));
     running = false;
     const samples = await heap;

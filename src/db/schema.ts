@@ -20,6 +20,8 @@ export interface AccountsTable {
 export interface SessionsTable {
   id_hash: string;
   account_id: string;
+  /** Where it was signed in (SessionKind); null for sessions from before migration 0034. */
+  surface: string | null;
   second_factor_pending: boolean;
   created_at: Date;
   expires_at: Date;

@@ -199,6 +199,18 @@ function expectedHeaders(isKeyed: boolean, status: number): string[] {
   return names;
 }
 
+test('a request body is required except on the order actions, which take an absent one as {}', () => {
+  const optional: string[] = [];
+  for (const { method, path, operation } of operationsOf(document)) {
+    const body = (operation as unknown as { requestBody?: { required?: boolean } }).requestBody;
+    if (body && body.required !== true) optional.push(`${method.toUpperCase()} ${path}`);
+  }
+  assert.deepEqual(
+    optional.sort(),
+    ['accept', 'acknowledge', 'advance', 'cancel', 'reject'].map((action) => `POST /orders/{id}/${action}`),
+  );
+});
+
 test('every response refers to the headers it carries, each declared once among the components', () => {
   const declared = components().headers;
   assert.deepEqual(Object.keys(declared).sort(), [

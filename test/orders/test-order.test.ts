@@ -35,6 +35,44 @@ describe('test restaurants', () => {
     assert.equal(placed.statusCode, 201, placed.body);
   });
 
+  it('are found with the console session the console hands over only, and at /s/{slug} only, never on a host of their own', async () => {
+    const dashboard = await developerSession(t, test, 'dashboard');
+    const token = dashboard.slice(dashboard.indexOf('=') + 1);
+    // The developer's dashboard session, sent as the storefront preview cookie or the console's: no session.
+    const forged = `servery_storefront_preview=${token}`;
+    assertError(await guest(t, test.slug, 'GET', '/store', undefined, { cookie: forged }), 404, 'not_found');
+    const asConsole = await call(
+      t.app,
+      'GET',
+      '/console/api/account/second-factor',
+      `servery_console_session=${token}`,
+    );
+    assert.equal(asConsole.statusCode, 401, asConsole.body);
+    assert.equal(
+      (await call(t.app, 'GET', '/dashboard/api/account/second-factor', dashboard)).statusCode,
+      200,
+      'still the dashboard’s',
+    );
+
+    // The console's hand-over opens the test restaurant at /s/{slug}; on its own host it is not there.
+    const cookie = await storefrontPreview(t, test);
+    assert.equal((await guest(t, test.slug, 'GET', '/store', undefined, { cookie })).statusCode, 200);
+    for (const url of ['/api/store', '/', '/cart']) {
+      const own = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { cookie, host: `${test.slug}.servery.test` },
+      });
+      assert.equal(own.statusCode, 404, `${url}: ${own.body.slice(0, 200)}`);
+    }
+    const liveOwn = await t.app.inject({
+      method: 'GET',
+      url: '/api/store',
+      headers: { host: `${live.slug}.servery.test` },
+    });
+    assert.equal(liveOwn.statusCode, 200, 'a live restaurant is served on its own host');
+  });
+
   it('take a one-click test order from the console, even while closed, and its events follow', async () => {
     const cookie = await developerSession(t, test, 'console');
     await ok(t, test.token, 'PUT', '/store/hours', { always_open: false, opening_hours: [] }, 200);

@@ -47,9 +47,15 @@ test('idempotency keys are purged after 24 hours, not before', async () => {
 
 test('sign-in sessions are purged once they end, live ones kept', async () => {
   await createAccount(t.ctx, { email: 'purge@example.test', password: 'correct horse battery' });
-  const ended = await signIn(t.ctx, { email: 'purge@example.test', password: 'correct horse battery' });
+  const ended = await signIn(t.ctx, 'dashboard', {
+    email: 'purge@example.test',
+    password: 'correct horse battery',
+  });
   t.clock.advance(11 * 3600 * 1000);
-  const live = await signIn(t.ctx, { email: 'purge@example.test', password: 'correct horse battery' });
+  const live = await signIn(t.ctx, 'dashboard', {
+    email: 'purge@example.test',
+    password: 'correct horse battery',
+  });
   assert.ok(ended && live);
   t.clock.advance(3600 * 1000);
   await runJob('purge expired sign-in sessions');
@@ -61,5 +67,5 @@ test('sign-in sessions are purged once they end, live ones kept', async () => {
       .then((rows) => rows.length),
     1,
   );
-  assert.ok(await findSession(t.ctx, live.token));
+  assert.ok(await findSession(t.ctx, 'dashboard', live.token));
 });

@@ -5,14 +5,20 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { checkTotpCode } from './totp.ts';
 
 /*
- * Browser sessions of accounts (the consent page):
+ * Browser sessions of accounts (the consent page, the console, the dashboard):
  * - a session is a random token in a cookie; only its SHA-256 is stored;
+ * - it belongs to the surface it was signed in on and is found there only: a dashboard session's
+ *   token sent as the console's (or as the storefront preview's, which carries the console's) is
+ *   no session;
  * - an account with a second factor first gets a session that can only give the code, for 10
  *   minutes; the right code turns it into a full session;
  * - a full session lasts 12 hours from sign-in (or from the second factor).
  */
 export const sessionLifetimeSeconds = 12 * 60 * 60;
 const secondFactorWindowSeconds = 10 * 60;
+
+/** The surfaces that sign accounts in, each with sessions of its own. */
+export type SessionKind = 'consent' | 'console' | 'dashboard';
 
 export interface Session {
   accountId: string;
@@ -26,6 +32,7 @@ let unknownAccountHash: Promise<string> | null = null;
 /** Checks e-mail and password; on success starts a session (pending its second factor if the account has one). */
 export async function signIn(
   ctx: Ctx,
+  kind: SessionKind,
   input: { email: string; password: string },
 ): Promise<{ token: string; secondFactorPending: boolean } | null> {
   const account = await ctx.db
@@ -44,6 +51,7 @@ export async function signIn(
     .values({
       id_hash: sha256(token),
       account_id: account.id,
+      surface: kind,
       second_factor_pending: secondFactorPending,
       created_at: now,
       expires_at: secondsAfter(now, secondFactorPending ? secondFactorWindowSeconds : sessionLifetimeSeconds),
@@ -52,13 +60,14 @@ export async function signIn(
   return { token, secondFactorPending };
 }
 
-/** The session a cookie's token names, unless it expired or was ended. */
-export async function findSession(ctx: Ctx, token: string): Promise<Session | null> {
+/** The session of the surface a cookie's token names, unless it expired or was ended. */
+export async function findSession(ctx: Ctx, kind: SessionKind, token: string): Promise<Session | null> {
   const row = await ctx.db
     .selectFrom('sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
     .select(['s.account_id', 'a.email', 's.second_factor_pending'])
     .where('s.id_hash', '=', sha256(token))
+    .where('s.surface', '=', kind)
     .where('s.expires_at', '>', ctx.clock.now())
     .executeTakeFirst();
   return row
@@ -67,8 +76,13 @@ export async function findSession(ctx: Ctx, token: string): Promise<Session | nu
 }
 
 /** The second factor of a pending session: the right code makes it a full session. */
-export async function completeSecondFactor(ctx: Ctx, token: string, code: string): Promise<boolean> {
-  const session = await findSession(ctx, token);
+export async function completeSecondFactor(
+  ctx: Ctx,
+  kind: SessionKind,
+  token: string,
+  code: string,
+): Promise<boolean> {
+  const session = await findSession(ctx, kind, token);
   if (!session?.secondFactorPending) return false;
   if (!(await checkTotpCode(ctx, session.accountId, code))) return false;
   const now = ctx.clock.now();
@@ -80,8 +94,13 @@ export async function completeSecondFactor(ctx: Ctx, token: string, code: string
   return true;
 }
 
-export async function endSession(ctx: Ctx, token: string): Promise<void> {
-  await ctx.db.deleteFrom('sessions').where('id_hash', '=', sha256(token)).execute();
+/** Ends a session of the surface (another surface's token ends nothing). */
+export async function endSession(ctx: Ctx, kind: SessionKind, token: string): Promise<void> {
+  await ctx.db
+    .deleteFrom('sessions')
+    .where('id_hash', '=', sha256(token))
+    .where('surface', '=', kind)
+    .execute();
 }
 
 function secondsAfter(date: Date, seconds: number): Date {

@@ -30,6 +30,8 @@ export type Destructive = 'data' | 'access';
 export const destructiveExtension = 'x-destructive';
 /** The schema's mark of ApiRoute.idempotencyKey, read (and removed) by openapi.ts. */
 export const idempotencyKeyExtension = 'x-idempotency-key';
+/** The schema's mark of ApiRoute.bodyMayBeAbsent (a request body not required), read by openapi.ts. */
+export const optionalBodyExtension = 'x-optional-body';
 
 /** One operation of the public API: its schema, who may call it, and a thin handler. */
 export interface ApiRoute<S extends FastifySchema = FastifySchema> {

@@ -7,7 +7,12 @@ import { ApiError } from '../../domain/shared/errors.ts';
 import type { ImageFetcher } from '../../domain/shared/image-fetcher.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
-import { type ApiRoute, destructiveExtension, idempotencyKeyExtension } from './api-route.ts';
+import {
+  type ApiRoute,
+  destructiveExtension,
+  idempotencyKeyExtension,
+  optionalBodyExtension,
+} from './api-route.ts';
 import { authenticate } from './auth.ts';
 import { type HeldKey, holdIdempotencyKey, KeysToFree, settleHeldKey } from './idempotency.ts';
 import { apiRateLimits, countOperationRequest, operationLimiter } from './rate-limit.ts';
@@ -83,6 +88,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         security: [{ bearer: [] }],
         ...(route.destructive && { [destructiveExtension]: route.destructive }),
         ...(route.idempotencyKey && { [idempotencyKeyExtension]: true }),
+        ...(route.bodyMayBeAbsent && { [optionalBodyExtension]: true }),
       },
       links: route.links,
       onRequest: async (request, reply) => {

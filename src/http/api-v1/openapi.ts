@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { idempotencyKeyExtension } from './api-route.ts';
+import { idempotencyKeyExtension, optionalBodyExtension } from './api-route.ts';
 import { ErrorSchema, errorSchemaName } from './error-responses.ts';
 import { idempotencyKeyPattern } from './idempotency.ts';
 
@@ -44,7 +44,9 @@ interface Response {
 interface Operation {
   tags?: string[];
   [idempotencyKeyExtension]?: boolean;
+  [optionalBodyExtension]?: boolean;
   parameters?: Json[];
+  requestBody?: { required?: boolean };
   responses?: Record<string, Response>;
 }
 interface Document {
@@ -191,6 +193,9 @@ function finish(document: Document, apiVersion: string): Document {
       // Every POST takes a key, and the operations that say so (PATCH /reservations/{id}).
       const keyed = method === 'post' || operation[idempotencyKeyExtension] === true;
       delete operation[idempotencyKeyExtension];
+      // The order actions take an empty request as `{}`: their body may be left out.
+      if (operation[optionalBodyExtension] && operation.requestBody) operation.requestBody.required = false;
+      delete operation[optionalBodyExtension];
       if (keyed) {
         operation.parameters = [
           ...(operation.parameters ?? []),

@@ -8,10 +8,13 @@ export function newRequestId(): string {
 }
 
 /*
- * A request Node's HTTP parser refuses before Fastify sees it (bad bytes in a header, headers too
- * large, a malformed request line) gets the API's error shape with X-Request-Id and
- * Service-Api-Version like every other answer: 400 invalid_request, then the connection closes.
- * A reset connection or one that timed out gets nothing: no one is waiting for an answer.
+ * A request Node's HTTP parser refuses before Fastify sees it gets the API's error shape with
+ * X-Request-Id and Service-Api-Version like every other answer, code invalid_request: 431 when the
+ * request line and headers together pass 16 KB (an over-long URL too), else 400 (bad bytes in a
+ * header, a malformed request line). Then the connection closes once the answer is sent; what the
+ * client still sends is read and dropped for a moment, since closing with it unread would reset
+ * the connection and the client could lose the answer. A reset connection or one that timed out
+ * gets nothing: no one is waiting for an answer.
  */
 export function clientErrorAnswer(
   apiVersion: string,
@@ -22,24 +25,27 @@ export function clientErrorAnswer(
       return;
     }
     const requestId = newRequestId();
-    const message =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 'The request headers are larger than the service accepts.'
-        : 'The request is not valid HTTP (for example a header with bytes it may not hold).';
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const message = tooLarge
+      ? 'The request line and headers are larger than the service accepts (16 KB).'
+      : 'The request is not valid HTTP (for example a header with bytes it may not hold).';
     const body: ErrorBody = { error: { code: 'invalid_request', message, request_id: requestId } };
     const json = JSON.stringify(body);
-    if (socket.writable && socket.bytesWritten === 0) {
-      socket.write(
-        'HTTP/1.1 400 Bad Request\r\n' +
-          'Content-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(json)}\r\n` +
-          `X-Request-Id: ${requestId}\r\n` +
-          `Service-Api-Version: ${apiVersion}\r\n` +
-          'Cache-Control: no-store\r\n' +
-          'Connection: close\r\n\r\n' +
-          json,
-      );
+    if (!socket.writable || socket.bytesWritten > 0) {
+      socket.destroy();
+      return;
     }
-    socket.destroy();
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        `Service-Api-Version: ${apiVersion}\r\n` +
+        'Cache-Control: no-store\r\n' +
+        'Connection: close\r\n\r\n' +
+        json,
+    );
+    socket.resume();
+    setTimeout(() => socket.destroy(), 2000).unref();
   };
 }

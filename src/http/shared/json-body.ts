@@ -2,6 +2,7 @@ import { parse as parseContentType } from 'content-type';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../../domain/shared/errors.ts';
+import { bidiControls } from '../../domain/shared/text.ts';
 import { parsedWithoutEscapes } from './validation.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -55,7 +56,7 @@ function parseJsonBody(request: FastifyRequest, body: Buffer, empty: 'refuse' | 
   } catch {
     throw new ApiError('invalid_request', 'The body is not valid JSON.');
   }
-  if (!text.includes('\\u')) parsedWithoutEscapes(parsed);
+  if (!text.includes('\\u') && !bidiControls.test(text)) parsedWithoutEscapes(parsed);
   return parsed;
 }
 

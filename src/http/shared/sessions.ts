@@ -6,6 +6,7 @@ import {
   endSession,
   findSession,
   type Session,
+  type SessionKind,
   sessionLifetimeSeconds,
   signIn,
 } from '../../domain/accounts/sessions.ts';
@@ -28,6 +29,8 @@ export interface SessionCookie {
 
 /** Who signs in where: a surface's session cookie (all but `secure`) and which accounts may use it. */
 export interface SessionSurface {
+  /** The sessions it accepts: those signed in on it (the storefront preview: the console's). */
+  kind: SessionKind;
   cookie: Omit<SessionCookie, 'secure'>;
   mayUse(ctx: Ctx, accountId: string): Promise<boolean>;
 }
@@ -36,11 +39,13 @@ const anyAccount = async () => true;
 
 /** The consent page: the whole site's cookie, SameSite=Lax, as apps send the browser there. */
 export const consentSessions: SessionSurface = {
+  kind: 'consent',
   cookie: { name: 'servery_session', path: '/', sameSite: 'lax' },
   mayUse: anyAccount,
 };
 /** The developer console (its pages and its API): developer accounts only. */
 export const consoleSessions: SessionSurface = {
+  kind: 'console',
   cookie: { name: 'servery_console_session', path: '/console', sameSite: 'strict' },
   mayUse: isDeveloper,
 };
@@ -50,11 +55,13 @@ export const consoleSessions: SessionSurface = {
  * (the console's cookie goes to `/console` only). It ends with the console session.
  */
 export const storefrontPreviewSessions: SessionSurface = {
+  kind: 'console',
   cookie: { name: 'servery_storefront_preview', path: '/s', sameSite: 'strict' },
   mayUse: isDeveloper,
 };
 /** The restaurant dashboard: any account; what it sees is decided per restaurant. */
 export const dashboardSessions: SessionSurface = {
+  kind: 'dashboard',
   cookie: { name: 'servery_dashboard_session', path: '/dashboard', sameSite: 'strict' },
   mayUse: anyAccount,
 };
@@ -93,6 +100,7 @@ const longestPassword = 1000;
  */
 export class Sessions {
   readonly #ctx: Ctx;
+  readonly #kind: SessionKind;
   readonly #cookie: SessionCookie;
   readonly #mayUse: (ctx: Ctx, accountId: string) => Promise<boolean>;
   readonly limiter: Limiter;
@@ -100,6 +108,7 @@ export class Sessions {
 
   constructor(ctx: Ctx, limiters: Limiters, surface: SessionSurface, secure: boolean) {
     this.#ctx = ctx;
+    this.#kind = surface.kind;
     this.#cookie = { ...surface.cookie, secure };
     this.#mayUse = surface.mayUse;
     this.limiter = limiters.createLimiter(loginLimit);
@@ -113,7 +122,7 @@ export class Sessions {
   /** The request's session, also one still waiting for its second factor. */
   async current(request: FastifyRequest): Promise<BrowserSession | null> {
     const token = request.cookies[this.#cookie.name];
-    const session = token ? await findSession(this.#ctx, token) : null;
+    const session = token ? await findSession(this.#ctx, this.#kind, token) : null;
     return token && session ? { ...session, token } : null;
   }
 
@@ -138,17 +147,17 @@ export class Sessions {
       if (!limit.allowed) return { kind: 'limited', resetSeconds: limit.resetSeconds };
     const ctx = this.#ctx;
     const fits = input.email.length <= longestEmail && input.password.length <= longestPassword;
-    const result = fits ? await signIn(ctx, input) : null;
-    const session = result ? await findSession(ctx, result.token) : null;
+    const result = fits ? await signIn(ctx, this.#kind, input) : null;
+    const session = result ? await findSession(ctx, this.#kind, result.token) : null;
     if (!result || !session || !(await this.#mayUse(ctx, session.accountId))) {
-      if (result) await endSession(ctx, result.token);
+      if (result) await endSession(ctx, this.#kind, result.token);
       await this.limiter.consume(key);
       await this.#addressLimiter.consume(request.ip);
       return { kind: 'refused' };
     }
     if (!result.secondFactorPending) await this.limiter.reset(key);
     const old = request.cookies[this.#cookie.name];
-    if (old) await endSession(ctx, old);
+    if (old) await endSession(ctx, this.#kind, old);
     const { name, path, sameSite, secure } = this.#cookie;
     reply.setCookie(name, result.token, {
       path,
@@ -165,7 +174,7 @@ export class Sessions {
     const key = limitKey(request, session.email);
     const limit = await this.limiter.peek(key);
     if (!limit.allowed) return { kind: 'limited', resetSeconds: limit.resetSeconds };
-    if (!(await completeSecondFactor(this.#ctx, session.token, code.trim()))) {
+    if (!(await completeSecondFactor(this.#ctx, this.#kind, session.token, code.trim()))) {
       await this.limiter.consume(key);
       return { kind: 'refused' };
     }
@@ -196,7 +205,7 @@ export class Sessions {
 
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = request.cookies[this.#cookie.name];
-    if (token) await endSession(this.#ctx, token);
+    if (token) await endSession(this.#ctx, this.#kind, token);
     reply.clearCookie(this.#cookie.name, { path: this.#cookie.path });
   }
 }

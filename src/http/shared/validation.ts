@@ -33,9 +33,9 @@ const coercing = ajv(true);
 type Problem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'>;
 
 /*
- * Bodies parsed from JSON text without any `\u` escape: JSON carries a NUL or a lone surrogate only
- * as such an escape (raw, they are no JSON or no UTF-8, refused by json-body.ts), so no string in
- * them can break the text rule and the walk below is skipped.
+ * Bodies parsed from JSON text without any `\u` escape nor a bidirectional control: JSON carries a
+ * NUL or a lone surrogate only as such an escape (raw, they are no JSON or no UTF-8, refused by
+ * json-body.ts), so no string in them can break the text rule and the walk below is skipped.
  */
 const escapeFree = new WeakSet<object>();
 
@@ -147,9 +147,7 @@ export function validationError(error: ErrorObject, part: string): ApiError {
  */
 export function checkedInput<T>(schema: object, value: T): T {
   const validate = strict.compile(schema);
-  if (!validate(value)) {
-    const [error] = validate.errors ?? [];
-    throw error ? validationError(error, 'body') : new ApiError('invalid_request', 'Invalid input.');
-  }
+  const problem = validate(value) ? textProblemIn(value) : (validate.errors?.[0] ?? null);
+  if (problem) throw validationError(problem as never, 'body');
   return value;
 }

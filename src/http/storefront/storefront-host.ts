@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 
 type Hosts = Pick<Config, 'baseUrl'> & Partial<Pick<Config, 'authUrl' | 'appUrl' | 'storefrontDomain'>>;
@@ -27,4 +28,9 @@ export function rewriteStorefrontHost(config: Hosts): (req: IncomingMessage, url
     if (!slugPattern.test(slug) || url.startsWith('/assets/')) return url;
     return `/s/${slug}${url.startsWith('/?') || url === '/' ? url.slice(1) : url}`;
   };
+}
+
+/** Whether a storefront request came by the restaurant's own host (rewritten to `/s/<slug>/…`). */
+export function byRestaurantHost(request: FastifyRequest): boolean {
+  return request.originalUrl !== request.url;
 }

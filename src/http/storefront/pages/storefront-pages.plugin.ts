@@ -43,6 +43,7 @@ import {
 } from '../../web/page.ts';
 import { fromOwnOrigin } from '../../web/same-origin.ts';
 import { GuestLimitReached, guestLimiters } from '../guest-limits.ts';
+import { byRestaurantHost } from '../storefront-host.ts';
 import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
@@ -185,7 +186,7 @@ export async function storefrontPagesPlugin(
     const ctx: Ctx = { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' } };
     const store = await getStore(ctx);
     // Reached by the restaurant's own host, the URL was rewritten (storefront-host.ts).
-    const base = request.originalUrl === request.url ? `/s/${slug}` : '';
+    const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
     const cart = readCart(request);
     const locale = pickLocale([restaurant.language]);
     const view = pageView(locale, 'storefront', { surface: { name: restaurant.name, home: base || '/' } });
