@@ -86,6 +86,8 @@ class Session {
   #closures = 0;
   /** Where guests order from the restaurant, once set up: its slug and a product. */
   #ordering: { slug: string; product: string } | null = null;
+  /** Guests who placed an order so far (each its own address). */
+  #guests = 0;
   /** Reservation times handed out (a day each, so none overlaps another); -1 before the floor is set up. */
   #bookings = -1;
 
@@ -205,11 +207,21 @@ class Session {
         .where('id', '=', (this.#tenant as Tenant).restaurantId)
         .executeTakeFirstOrThrow();
       this.#ordering = { slug, product: product.id as string };
+      // The guests' limit per restaurant at its most (docs/storefront.md, Limits): the fuzzing
+      // places an order for each case, faster than guests would.
+      await t.database.db
+        .updateTable('stores')
+        .set({ guest_orders_per_minute: 1000 })
+        .where('tenant_id', '=', (this.#tenant as Tenant).restaurantId)
+        .execute();
     }
     const { slug, product } = this.#ordering;
+    this.#guests += 1;
     const placed = await t.app.inject({
       method: 'POST',
       url: `/s/${slug}/api/orders`,
+      // Each from a guest of its own: the limit per address is not what this tests.
+      remoteAddress: `10.1.${this.#guests >> 8}.${this.#guests & 255}`,
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({
         type: 'pickup',

@@ -59,12 +59,18 @@ export function errorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const takesNoBody =
-    request.routeOptions.url?.startsWith('/v1/') === true && request.routeOptions.schema?.body === undefined;
-  const apiError =
-    takesNoBody && toApiError(error).code === 'payload_too_large'
-      ? new ApiError('invalid_request', 'This operation takes no request body.')
-      : toApiError(error);
+  const apiError = toApiError(error);
+  const bodyRefused =
+    !(error instanceof ApiError) &&
+    apiError.code === 'payload_too_large' &&
+    request.routeOptions.url?.startsWith('/v1/') === true &&
+    request.routeOptions.schema?.body === undefined;
+  if (bodyRefused)
+    return sendError(
+      request,
+      reply,
+      new ApiError('invalid_request', 'This operation takes no request body.'),
+    );
   if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(request, reply, apiError);
 }
