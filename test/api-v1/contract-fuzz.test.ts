@@ -18,6 +18,7 @@ import {
   sitesOf,
   withValueAt,
 } from '../json-schema-arbitrary.ts';
+import { setGuestLimit } from '../orders/order-helpers.ts';
 
 /*
  * Contract fuzzing of EVERY /v1 operation in the public list (a new one is covered by being
@@ -209,11 +210,7 @@ class Session {
       this.#ordering = { slug, product: product.id as string };
       // The guests' limit per restaurant at its most (docs/storefront.md, Limits): the fuzzing
       // places an order for each case, faster than guests would.
-      await t.database.db
-        .updateTable('stores')
-        .set({ guest_orders_per_minute: 1000 })
-        .where('tenant_id', '=', (this.#tenant as Tenant).restaurantId)
-        .execute();
+      await setGuestLimit(t, this.#tenant as Tenant, 1000);
     }
     const { slug, product } = this.#ordering;
     this.#guests += 1;

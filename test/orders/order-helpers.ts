@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { setGuestOrderLimit } from '../../src/domain/store/guest-limits.ts';
 import { developerSession, json, makeTenant, type Tenant, type TestApp } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 
@@ -85,6 +86,14 @@ let guestsSoFar = 0;
 function guestAddress(): string {
   guestsSoFar += 1;
   return `10.${(guestsSoFar >> 16) & 255}.${(guestsSoFar >> 8) & 255}.${guestsSoFar & 255}`;
+}
+
+/**
+ * The restaurant's limit of orders paid on site a minute, set as its owner sets it in the dashboard
+ * (docs/storefront.md, Limits): tests that place orders faster than guests would raise it.
+ */
+export function setGuestLimit(t: TestApp, tenant: Tenant, perMinute: number): Promise<void> {
+  return setGuestOrderLimit({ ...t.ctx, tenantId: tenant.restaurantId }, perMinute);
 }
 
 /** A guest's request to the storefront's JSON API. */

@@ -3,7 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import { connectAnotherApp } from '../events/events-helpers.ts';
 import { buildTestApp, json, type TestApp } from '../harness.ts';
 import { assertError, ok, request } from '../menu/menu-helpers.ts';
-import { guest, type OrderingTenant, orderingTenant, pickupOrder, place } from './order-helpers.ts';
+import {
+  guest,
+  type OrderingTenant,
+  orderingTenant,
+  pickupOrder,
+  place,
+  setGuestLimit,
+} from './order-helpers.ts';
 
 /*
  * Orders under concurrent writes, on PostgreSQL (PGlite has one connection, so nothing there runs
@@ -29,11 +36,7 @@ describe('order races (PostgreSQL)', { skip: !process.env.DATABASE_URL }, () => 
     tenant = await orderingTenant(t);
     // The races place their orders faster than guests would: the restaurant's guest limit at its
     // most (docs/storefront.md, Limits).
-    await t.database.db
-      .updateTable('stores')
-      .set({ guest_orders_per_minute: 1000 })
-      .where('tenant_id', '=', tenant.restaurantId)
-      .execute();
+    await setGuestLimit(t, tenant, 1000);
     restaurant = { ...tenant, ...(await connectAnotherApp(t.ctx, tenant)) };
     reader = { ...tenant, ...(await connectAnotherApp(t.ctx, tenant)) };
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
 import type { ApiAuth } from '../../domain/connections/access-tokens.ts';
@@ -7,6 +7,7 @@ import { ApiError } from '../../domain/shared/errors.ts';
 import type { ImageFetcher } from '../../domain/shared/image-fetcher.ts';
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
+import { errorHandler, sendError, toApiError } from '../shared/error-reply.ts';
 import {
   type ApiRoute,
   destructiveExtension,
@@ -31,6 +32,18 @@ export interface ApiV1Options {
 }
 
 const defaultBodyLimit = 64 * 1024;
+
+/**
+ * The errors of an operation that takes no body: a body too large for the parser is the 400 of any
+ * body there (the preValidation below; docs/api-decisions.md, Input), not a 413: the spec lists
+ * 413 for POST, PUT and PATCH only, and `DELETE /connection` answers 400, 401, 429 and 500 alone.
+ */
+function refuseAnyBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const bodyTooLarge = !(error instanceof ApiError) && toApiError(error).code === 'payload_too_large';
+  return bodyTooLarge
+    ? sendError(request, reply, new ApiError('invalid_request', 'This operation takes no request body.'))
+    : errorHandler(error, request, reply);
+}
 const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 interface RequestState {
@@ -91,6 +104,7 @@ export async function apiV1Plugin(app: FastifyInstance, options: ApiV1Options): 
         ...(route.bodyMayBeAbsent && { [optionalBodyExtension]: true }),
       },
       links: route.links,
+      ...(route.schema.body === undefined && { errorHandler: refuseAnyBody }),
       onRequest: async (request, reply) => {
         const auth = await authenticate(authDeps, request, reply, route.auth);
         if (ownLimit && ownLimiter) await countOperationRequest(ownLimiter, ownLimit, auth.connectionId);

@@ -49,28 +49,12 @@ export function toApiError(error: FastifyError): ApiError {
   return new ApiError('server_error', 'Something went wrong on our side. Retry with growing delays.');
 }
 
-/**
- * The service's answer to an error. A body too large for a `/v1` operation that takes none is the
- * 400 of any body there (docs/api-decisions.md, Input), not a 413: the spec lists 413 for POST, PUT and
- * PATCH only, and `DELETE /connection` answers 400, 401, 429 and 500 alone.
- */
 export function errorHandler(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
   const apiError = toApiError(error);
-  const bodyRefused =
-    !(error instanceof ApiError) &&
-    apiError.code === 'payload_too_large' &&
-    request.routeOptions.url?.startsWith('/v1/') === true &&
-    request.routeOptions.schema?.body === undefined;
-  if (bodyRefused)
-    return sendError(
-      request,
-      reply,
-      new ApiError('invalid_request', 'This operation takes no request body.'),
-    );
   if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(request, reply, apiError);
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { ApiError } from '../../domain/shared/errors.ts';
 import { pickLocale } from '../../i18n/i18n.ts';
+import { byRestaurantHost } from '../storefront/storefront-host.ts';
 import { languageCookie, languageLinks } from '../web/locale.ts';
 import { formField, type PageView, pageHeaders, pageView, renderPage, sendPage } from '../web/page.ts';
 
@@ -46,8 +47,7 @@ function wayOn(request: FastifyRequest, path: string, view: (namespace?: string)
   }
   const slug = /^\/s\/([^/]+)\//.exec(path)?.[1];
   if (slug) {
-    // On the restaurant's own host the address was rewritten to /s/<slug>/… (storefront-host.ts).
-    const menu = request.originalUrl === request.url ? `/s/${slug}` : '/';
+    const menu = byRestaurantHost(request) ? '/' : `/s/${slug}`;
     const plain = view();
     return { view: plain, link: { href: menu, text: plain.t('notFound.menu') } };
   }
@@ -71,7 +71,7 @@ export function unknownPage(
   if (notPages.test(path) || !prefersHtml(request)) return null;
   const locale = localeOfUnknownPage(request);
   // The footer's links name the address asked for: not where a restaurant's own host was rewritten to.
-  const languages = request.originalUrl === request.url ? languageLinks(request, locale) : undefined;
+  const languages = byRestaurantHost(request) ? undefined : languageLinks(request, locale);
   const { view, link } = wayOn(request, path, (surface) =>
     pageView(locale, surface ? ['site', surface] : 'site', { languages }),
   );

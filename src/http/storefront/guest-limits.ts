@@ -24,12 +24,12 @@ export class GuestLimitReached extends ApiError {
 
 /**
  * One count a placement takes: on a limiter, under a key. Refused past the limiter's points, or
- * past `within(used, points)` when the limit is lower.
+ * when `within(used, points)` says the count is past a lower limit.
  */
 interface Count {
   limiter: Limiter;
   key: string;
-  within?: (used: number, points: number) => boolean;
+  within?: (used: number, points: number) => Promise<boolean>;
 }
 
 /*
@@ -59,10 +59,13 @@ export function guestLimiters(limiters: Limiters) {
       Promise.all(
         counts.filter((_, i) => states[i]?.allowed).map((count) => count.limiter.refund(count.key)),
       );
-    const past = states.filter(
-      (state, i) =>
-        !state.allowed || !(counts[i]?.within?.(state.limit - state.remaining, state.limit) ?? true),
+    const inside = await Promise.all(
+      states.map(
+        (state, i) =>
+          state.allowed && (counts[i]?.within?.(state.limit - state.remaining, state.limit) ?? true),
+      ),
     );
+    const past = states.filter((_, i) => !inside[i]);
     if (past.length > 0) {
       await takeBack();
       throw new GuestLimitReached(placement, Math.max(...past.map((state) => state.resetSeconds)));
@@ -90,11 +93,16 @@ export function guestLimiters(limiters: Limiters) {
       if (!order.table_key)
         counts.push({ limiter: online ? onlineFromAddress : onSiteFromAddress, key: address });
       if (!online) {
-        const perMinute = await guestOrderLimit(ctx);
+        // Within the standard share no limit an owner can set is passed: the restaurant's own is
+        // read only beyond it (it is never lower, migration 0033).
+        const withinShare = (used: number, points: number, perMinute: number) =>
+          used * guestOrdersPerMinute.most <= points * perMinute;
         counts.push({
           limiter: onSiteAtRestaurant,
           key: tenantId,
-          within: (used, points) => used * guestOrdersPerMinute.most <= points * perMinute,
+          within: async (used, points) =>
+            withinShare(used, points, guestOrdersPerMinute.standard) ||
+            withinShare(used, points, await guestOrderLimit(ctx)),
         });
       }
       return within('orders', counts, place);

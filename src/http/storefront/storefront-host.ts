@@ -30,7 +30,10 @@ export function rewriteStorefrontHost(config: Hosts): (req: IncomingMessage, url
   };
 }
 
-/** Whether a storefront request came by the restaurant's own host (rewritten to `/s/<slug>/…`). */
+/**
+ * Whether a request came by a restaurant's own host: rewriteStorefrontHost rewrote its URL to
+ * `/s/<slug>/…` (the one rewrite of page addresses; earlier-addresses.ts rewrites API ones only).
+ */
 export function byRestaurantHost(request: FastifyRequest): boolean {
   return request.originalUrl !== request.url;
 }
