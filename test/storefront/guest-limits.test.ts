@@ -5,6 +5,7 @@ import { openLimiters } from '../../src/adapters/rate-limit-stores.ts';
 import { buildApp } from '../../src/app.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { type OrderingTenant, orderingTenant, pickupOrder, setGuestLimit } from '../orders/order-helpers.ts';
+import { addTable, bookingTenant, setClock } from '../reservations/reservation-helpers.ts';
 
 /*
  * The guest limits (docs/storefront.md, "Limits") through the guest API and the checkout form,
@@ -121,5 +122,45 @@ describe('guest limits of orders', () => {
     );
     assertLimited(await placeFrom(tenant, '192.0.2.103', undefined, hourly), 3600);
     assert.equal(await ordersOf(tenant), 62);
+  });
+});
+
+describe('guest limits of bookings', () => {
+  it('30 bookings a minute at a restaurant from 30 addresses, the 31st refused from any address; nothing more booked', async () => {
+    setClock(t, '2026-11-02T10:00:00Z');
+    const tenant = await bookingTenant(t);
+    const { slug } = await t.database.db
+      .selectFrom('restaurants')
+      .select('slug')
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+    for (let n = 0; n < 31; n++) await addTable(tenant, { label: `T${n}`, seats: 4 });
+    const book = (address: string) =>
+      hourly.inject({
+        method: 'POST',
+        url: `/s/${slug}/book/times`,
+        remoteAddress: address,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          date: '2026-11-03',
+          party_size: '2',
+          starts_at: '2026-11-03T18:00:00.000Z',
+          guest_name: 'Ada Lovelace',
+          guest_email: 'ada@example.test',
+          guest_phone: '+49 30 1234567',
+        }).toString(),
+      });
+    for (let n = 0; n < 30; n++)
+      assert.equal((await book(`198.18.0.${n + 1}`)).statusCode, 303, `booking ${n + 1}`);
+    const refused = await book('198.18.1.1');
+    assert.equal(refused.statusCode, 429, refused.body);
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= 3600, String(refused.headers['retry-after']));
+    const booked = await t.database.db
+      .selectFrom('reservations')
+      .select('id')
+      .where('tenant_id', '=', tenant.restaurantId)
+      .execute();
+    assert.equal(booked.length, 30);
   });
 });
