@@ -136,3 +136,36 @@ test('in German: the times in the restaurant’s zone, the confirmation and the 
   await screenshot(page, 'storefront-booking-cancel-de');
   await page.close();
 });
+
+test('in French: past the guest limit a booking gets a page saying when to try again', async () => {
+  const { tenant, slug } = await restaurant('fr');
+  for (let n = 0; n < 4; n++) await addTable(tenant, { label: `Extra ${n}`, seats: 4 });
+  // Five bookings from this machine's address, as the browser's, in the last 10 minutes.
+  for (let n = 0; n < 5; n++) {
+    const booked = await fetch(`${pages.serviceUrl}/s/${slug}/book/times`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: pages.serviceUrl },
+      body: new URLSearchParams({
+        date: '2026-11-05',
+        party_size: '2',
+        starts_at: '2026-11-05T18:00:00.000Z',
+        guest_name: `Guest ${n}`,
+        guest_email: `guest${n}@example.test`,
+      }),
+    });
+    assert.equal(booked.status, 303, await booked.text());
+  }
+  const page = await phone();
+  await page.goto(`${pages.serviceUrl}/s/${slug}/book/times?date=2026-11-05&party_size=2`);
+  await page.getByLabel('19:30').check();
+  await page.getByLabel('Nom', { exact: true }).fill('Jeanne Martin');
+  await page.getByLabel('Adresse e-mail').fill('jeanne@example.test');
+  await page.getByRole('button', { name: /Réserver/ }).click();
+  await page.getByRole('heading', { name: 'Merci de patienter un instant' }).waitFor();
+  assert.ok(await page.getByText(/Veuillez réessayer dans \d+ minutes?\./).isVisible());
+  await screenshot(page, 'storefront-booking-limit-fr');
+  await page.getByRole('link', { name: 'Retour à la réservation' }).click();
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.close();
+});
