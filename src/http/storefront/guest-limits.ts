@@ -24,7 +24,7 @@ export class GuestLimitReached extends ApiError {
 
 /**
  * One count a placement takes: on a limiter, under a key. Refused past the limiter's points, or
- * when `within(used, points)` says the count is past a lower limit.
+ * when `within(used, points)` is false: the count is past a lower limit.
  */
 interface Count {
   limiter: Limiter;
@@ -52,7 +52,11 @@ export function guestLimiters(limiters: Limiters) {
   const bookingsFromAddress = limiter('bookings-address', guestLimits.bookingsFromAddress);
   const bookingsAtRestaurant = limiter('bookings-restaurant', guestLimits.bookingsAtRestaurant);
 
-  async function within<T>(placement: GuestPlacement, counts: Count[], place: () => Promise<T>): Promise<T> {
+  async function placeCounted<T>(
+    placement: GuestPlacement,
+    counts: Count[],
+    place: () => Promise<T>,
+  ): Promise<T> {
     const states = await Promise.all(counts.map((count) => count.limiter.consume(count.key)));
     // A count the limiter refused was not kept by its store (past its limit): only the others go back.
     const takeBack = () =>
@@ -105,11 +109,11 @@ export function guestLimiters(limiters: Limiters) {
             withinShare(used, points, await guestOrderLimit(ctx)),
         });
       }
-      return within('orders', counts, place);
+      return placeCounted('orders', counts, place);
     },
     /** Places a guest's booking within the limits. */
     booking<T>(request: FastifyRequest, tenantId: string, place: () => Promise<T>): Promise<T> {
-      return within(
+      return placeCounted(
         'bookings',
         [
           { limiter: bookingsFromAddress, key: `${tenantId}:${request.ip}` },
