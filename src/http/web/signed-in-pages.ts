@@ -138,11 +138,13 @@ export async function signedInPages(
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'POST' || fromOwnOrigin(request)) return;
     const view = viewOf(request);
-    return sendPage(
-      reply,
-      403,
-      messagePage(view, { title: view.t('errors.errorTitle'), message: view.t('form.otherSite') }),
-    );
+    const link = { href: home, text: view.t('form.startAgain') };
+    const page = messagePage(view, {
+      title: view.t('errors.errorTitle'),
+      message: view.t('form.otherSite'),
+      link,
+    });
+    return sendPage(reply, 403, page);
   });
   app.addHook('preHandler', async (request, reply) => rememberLanguage(request, reply, secure));
   app.addHook('onSend', async (_request, reply, payload) => {
