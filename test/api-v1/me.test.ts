@@ -75,7 +75,8 @@ test('a restaurant without a country reports country null', async () => {
 
 test('requests arriving together each get their own connection, never another’s', async () => {
   // Made one after another: on Citus restaurants and apps made at once can meet in a distributed
-  // deadlock (reference tables; issue 27), which is not what this test is about.
+  // deadlock (reference tables), which a request's transaction runs again but the test's helper
+  // does not; it is not what this test is about.
   const tenants = [tenant];
   for (let n = 0; n < 3; n++) tenants.push(await makeTenant(t.ctx));
   const revoked = await makeTenant(t.ctx);
