@@ -272,6 +272,8 @@ export interface StoresTable {
   busy_until: Generated<Date | null>;
   /** Orders paid on site guests may place per minute (60 to 1,000; migration 0033). */
   guest_orders_per_minute: Generated<number>;
+  /** The storefront's colour, '#rrggbb', or null: Servery's (migration 0035). */
+  accent_color: Generated<string | null>;
   updated_at: Date;
 }
 

@@ -1,11 +1,14 @@
 import { DateTime } from 'luxon';
 import type { Ctx } from '../domain/shared/context.ts';
 import { putStoreHours, updateStore, upsertClosure } from '../domain/store/store.service.ts';
+import { setAccentColor } from '../domain/store/storefront-look.ts';
 
 /** What demoStore sets, for the demo's description. */
 export const demoStoreSummary =
   'open Tue–Sun 11:30–14:30 and 17:30–22:30 (Fri, Sat to 23:30), closed on Mondays and 25 December, orders for later taken';
 
+/** The storefront's colour: a tomato red white text reads well on. */
+const accentColor = '#9b2226';
 const lunch = { open: '11:30', close: '14:30' };
 const dinner = { open: '17:30', close: '22:30' };
 const lateDinner = { open: '17:30', close: '23:30' };
@@ -13,7 +16,7 @@ const lateDinner = { open: '17:30', close: '23:30' };
 /*
  * A trattoria's store: lunch and dinner from Tuesday to Sunday, longer on Friday and Saturday
  * evenings, Monday closed; delivery in the evenings only; pickup and delivery with a minimum
- * order, and orders for later; its contact and address; Christmas Eve with short hours and Christmas Day closed (the
+ * order, and orders for later; its contact, address and storefront colour; Christmas Eve with short hours and Christmas Day closed (the
  * next ones to come).
  */
 export async function demoStore(ctx: Ctx, timezone: string): Promise<void> {
@@ -26,6 +29,7 @@ export async function demoStore(ctx: Ctx, timezone: string): Promise<void> {
     address_line: '10115 Berlin, Torstraße 1',
     location: { lat: 52.5293, lon: 13.4012 },
   });
+  await setAccentColor(ctx, accentColor);
   const tuesdayToSunday = [1, 2, 3, 4, 5, 6];
   await putStoreHours(ctx, {
     opening_hours: tuesdayToSunday.flatMap((weekday) => [

@@ -2,23 +2,22 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import { type AddressInfo, isIP, type LookupFunction } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import pino from 'pino';
 import sharp from 'sharp';
-import { hostedImages, type MenuImages } from '../../src/adapters/hosted-images.ts';
+import type { MenuImages } from '../../src/adapters/hosted-images.ts';
 import { type ImageStore, ImageStoreError, LocalImageStore } from '../../src/adapters/image-store.ts';
-import { OutboundHttpClient } from '../../src/adapters/outbound-http.ts';
 import { imageUrlHash, takeImages } from '../../src/domain/menu/menu-images.ts';
 import type { Ctx } from '../../src/domain/shared/context.ts';
 import type { ImageFetcher } from '../../src/domain/shared/image-fetcher.ts';
 import { jobHandlers } from '../../src/worker/job-kinds.ts';
 import { runDueJobs } from '../../src/worker/job-queue.ts';
 import { buildTestApp, makeTenant, type Tenant, type TestApp } from '../harness.ts';
-import { hangCatcherMs } from '../waiting.ts';
+import { imageHostTls, testImageFetcher } from './image-host.ts';
 import { assertError, ok } from './menu-helpers.ts';
 
 /*
@@ -27,10 +26,6 @@ import { assertError, ok } from './menu-helpers.ts';
  * resized, stored in a temporary directory and served at /images/<key>; the rest queued for the
  * worker's job, run here as the worker runs it.
  */
-
-const fixtures = path.join(import.meta.dirname, 'fixtures');
-const cert = readFileSync(path.join(fixtures, 'images-test.cert.pem'), 'utf8');
-const key = readFileSync(path.join(fixtures, 'images-test.key.pem'), 'utf8');
 
 const photo = (background: string, width = 1600, height = 1000) =>
   sharp({ create: { width, height, channels: 3, background } })
@@ -72,7 +67,7 @@ let small: Buffer;
  * `/huge` an endless image body, `/page` HTML, `/fake` text said to be a JPEG, `/bomb` the PNG
  * bomb, `/hang` no answer, anything else 404.
  */
-const server = createServer({ cert, key }, (request, response: ServerResponse) => {
+const server = createServer(imageHostTls, (request, response: ServerResponse) => {
   const urlPath = request.url ?? '/';
   requests.set(urlPath, countOf(urlPath) + 1);
   const redirect = /^\/redirect\/(\d+)\/(.*)$/.exec(urlPath);
@@ -103,31 +98,11 @@ const server = createServer({ cert, key }, (request, response: ServerResponse) =
   response.writeHead(404).end();
 });
 
-/** images.test and its subdomains are this machine; private.images.test a private address. */
-const lookup: LookupFunction = (hostname, _options, callback) => {
-  const address = hostname === 'private.images.test' ? '10.0.0.9' : '127.0.0.1';
-  callback(null, [{ address, family: isIP(address) }]);
-};
-
 let base = '';
 let imagesDir = '';
 let fetcher: ImageFetcher;
 let t: TestApp;
 const log = pino({ level: 'silent' });
-
-/**
- * The fetcher of the tests. Its time-out is the hang-catcher's, so that no download of a busy
- * machine is cut short; the time-out's own test makes one of a second.
- */
-function imageFetcher(store: ImageStore, timeoutMs = hangCatcherMs): ImageFetcher {
-  return hostedImages({
-    store,
-    // Loopback allowed (the test server); private and other addresses are refused as in production.
-    http: new OutboundHttpClient({ allowLoopback: true, lookup, ca: cert }),
-    userAgent: 'Servery-Images/test',
-    limits: { maxBytes: 1024 * 1024, timeoutMs, maxRedirects: 3 },
-  });
-}
 
 before(async () => {
   [large, small] = await Promise.all([
@@ -140,7 +115,7 @@ before(async () => {
   base = `https://images.test:${(server.address() as AddressInfo).port}`;
   imagesDir = mkdtempSync(path.join(tmpdir(), 'servery-images-'));
   const store = new LocalImageStore(imagesDir);
-  fetcher = imageFetcher(store);
+  fetcher = testImageFetcher(store);
   const images: MenuImages = { store, fetcher };
   t = await buildTestApp({ images });
 });
@@ -330,7 +305,7 @@ describe('a product’s image', () => {
 
   test('a server that does not answer in time: the download ends at the time-out, with the reason', async () => {
     const store = new LocalImageStore(imagesDir);
-    assert.deepEqual(await imageFetcher(store, 1000).fetch(`${base}/hang`), {
+    assert.deepEqual(await testImageFetcher(store, 1000).fetch(`${base}/hang`), {
       ok: false,
       error: 'No complete answer within 1 s.',
     });
@@ -397,7 +372,7 @@ describe('more new images than a request downloads', () => {
       },
       get: async () => null,
     };
-    await runJobs(imageFetcher(full));
+    await runJobs(testImageFetcher(full));
     const job = await t.database.db
       .selectFrom('jobs')
       .selectAll()

@@ -3,10 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { DateTime } from 'luxon';
 import { buildApp } from '../../src/app.ts';
+import { setAccentColor } from '../../src/domain/store/storefront-look.ts';
 import { createTable } from '../../src/domain/store/tables.service.ts';
 import { feedAll } from '../events/events-helpers.ts';
 import {
   buildTestApp,
+  call,
   developerSession,
   json,
   openTestDatabase,
@@ -587,6 +589,94 @@ describe('the storefront pages', () => {
     const notFound = await new Guest(t).get('/s/no-such-restaurant');
     assert.equal(notFound.statusCode, 404);
     assert.match(text(notFound.body), /Page not found/);
+  });
+
+  it('is headed by the restaurant, and says where it is and when it opens in the week ahead', async () => {
+    const place = await orderingTenant(t);
+    const { name } = await ok(t, place.token, 'GET', '/store');
+    const owner = await developerSession(t, place, 'dashboard');
+    const settings = await call(
+      t.app,
+      'PATCH',
+      `/dashboard/api/restaurants/${place.restaurantId}/store`,
+      owner,
+      {
+        contact: { phone: '+49 30 555-0100' },
+        address_line: 'Torstraße 1, 10115 Berlin',
+        location: { lat: 52.53, lon: 13.4 },
+      },
+    );
+    assert.equal(settings.statusCode, 200, settings.body);
+    // Closed on Mondays; lunch and dinner otherwise; the day after tomorrow closed for a reason.
+    const opening_hours = [1, 2, 3, 4, 5, 6].flatMap((weekday) => [
+      { weekday, open: '11:30', close: '14:30' },
+      { weekday, open: '18:00', close: '23:00' },
+    ]);
+    await ok(t, place.token, 'PUT', '/store/hours', { always_open: false, opening_hours });
+    const today = DateTime.fromJSDate(t.clock.now(), { zone: 'Europe/Berlin' }).startOf('day');
+    const outing = today.plus({ days: 2 });
+    await ok(t, place.token, 'POST', '/store/closures', {
+      date: outing.toISODate(),
+      closed: true,
+      note: 'Staff outing',
+    });
+
+    const res = await new Guest(t).get(`/s/${place.slug}`);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, new RegExp(`<title>${name}</title>`), 'the title is the restaurant’s alone');
+    const header = /<header class="site-header">([\s\S]*?)<\/header>/.exec(res.body)?.[1] ?? '';
+    assert.match(header, new RegExp(`<a class="brand" href="/s/${place.slug}">${name}</a>`));
+    assert.doesNotMatch(header, /Servery/);
+    assert.match(text(/<footer[\s\S]*<\/footer>/.exec(res.body)?.[0] ?? ''), /Online ordering by Servery/);
+
+    const page = text(res.body);
+    assert.match(page, /Address: Torstraße 1, 10115 Berlin · Map \(opens in a new tab\)/);
+    assert.match(
+      res.body,
+      /href="https:\/\/www\.openstreetmap\.org\/\?mlat=52\.53&amp;mlon=13\.4#map=17\/52\.53\/13\.4"/,
+    );
+    assert.match(res.body, /<a href="tel:\+49305550100">\+49 30 555-0100<\/a>/);
+    const days = [
+      ...res.body.matchAll(
+        /<tr( class="today")?>\s*<th scope="row">([\s\S]*?)<\/th>\s*<td>([\s\S]*?)<\/td>/g,
+      ),
+    ].map((row) => ({
+      today: row[1] !== undefined,
+      day: text(row[2] ?? '').trim(),
+      hours: text(row[3] ?? '').trim(),
+    }));
+    const expected = Array.from({ length: 7 }, (_, offset) => {
+      const day = today.plus({ days: offset }).setLocale('en');
+      const hours =
+        offset === 2
+          ? 'closed special hours: Staff outing'
+          : day.weekday === 1
+            ? 'closed'
+            : '11:30 AM – 2:30 PM, 6:00 PM – 11:00 PM';
+      return {
+        today: offset === 0,
+        day: `${day.toFormat('cccc')} ${day.toLocaleString({ day: 'numeric', month: 'short' })}`,
+        hours,
+      };
+    });
+    assert.deepEqual(days, expected);
+    assert.match(page, new RegExp(`Opening hours: today, ${expected[0]?.hours.replace(/ special.*/, '')}`));
+
+    // The owner's accent colour: a stylesheet of its own after the storefront's, cached for good.
+    assert.doesNotMatch(res.body, /\/accent\//, 'Servery’s green without one');
+    await setAccentColor({ ...t.ctx, tenantId: place.restaurantId }, '#7a1f5c');
+    const accented = await new Guest(t).get(`/s/${place.slug}/cart`);
+    const sheet = `/s/${place.slug}/accent/7a1f5c.css`;
+    assert.match(
+      accented.body,
+      new RegExp(`href="[^"]*/storefront\\.css">\\s*<link rel="stylesheet" href="${sheet}">`),
+    );
+    const css = await new Guest(t).get(sheet);
+    assert.equal(css.statusCode, 200);
+    assert.match(String(css.headers['content-type']), /^text\/css/);
+    assert.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.match(css.body, /--brand: #7a1f5c;[\s\S]*\.site-header \{\s*background: #7a1f5c;/);
+    assert.equal((await new Guest(t).get(`/s/${place.slug}/accent/red.css`)).statusCode, 404);
   });
 
   it('serves a storefront on <slug>.{storefront_domain}, links and all, and not on the service’s own host', async () => {

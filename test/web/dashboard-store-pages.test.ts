@@ -108,6 +108,7 @@ const settings: [string, string][] = [
   ['preorders', 'true'],
   ['min_order', '15,50'],
   ['guest_orders_per_minute', '150'],
+  ['accent_color', '#7A1F5C'],
   ['order_statuses', 'pending'],
   ['order_statuses', 'ready'],
   ['phone', '+49 30 1234'],
@@ -172,6 +173,11 @@ test('settings: the state and the form; saved as the JSON API saves them, with s
   assert.match(page.body, /name="guest_orders_per_minute"[^>]+value="60"/, 'the standard limit');
   assert.match(shown.body, /name="guest_orders_per_minute"[^>]+value="150"/);
   assert.equal(store.guest_orders_per_minute, undefined);
+  // So is the storefront's accent colour: none at first, kept in lowercase.
+  assert.match(page.body, /<label for="accent_color">Accent colour/);
+  assert.match(page.body, /name="accent_color"[^>]+value=""/);
+  assert.match(shown.body, /name="accent_color"[^>]+value="#7a1f5c"/);
+  assert.equal(store.accent_color, undefined);
 
   // The same form again changes nothing: no event.
   assert.equal((await pages.post('', settings)).statusCode, 303);
@@ -201,6 +207,10 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       () => pages.post('', withField('guest_orders_per_minute', '59')),
       () => pages.post('', withField('guest_orders_per_minute', '1001')),
       () => pages.post('', withField('guest_orders_per_minute', 'many')),
+      // Gold: white text on it has a contrast of 1.4:1. Then two colours not written #rrggbb.
+      () => pages.post('', withField('accent_color', '#ffd700')),
+      () => pages.post('', withField('accent_color', 'purple')),
+      () => pages.post('', withField('accent_color', '#7a1f5')),
       // Dine-in sent although the box is disabled: the plan's refusal, beside the order types.
       () => pages.post('', [...settings, ['order_types', 'dine_in']]),
     ],
@@ -215,14 +225,18 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
       [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
       [['guest_orders_per_minute', 'Enter a whole number from 60 to 1,000.']],
+      ...Array.from({ length: 3 }, () => [
+        [
+          'accent_color',
+          'Enter a colour written #rrggbb that white text reads well on (a contrast of at least 4.5:1, as WCAG AA asks), e.g. #1d5c3a. This one is not, or is too light.',
+        ],
+      ]),
       [['order_types', 'Your plan does not include this order type.']],
     ],
   );
-  assert.match(
-    (await pages.get('')).body,
-    /name="guest_orders_per_minute"[^>]+value="60"/,
-    'the limit unchanged',
-  );
+  const after = (await pages.get('')).body;
+  assert.match(after, /name="guest_orders_per_minute"[^>]+value="60"/, 'the limit unchanged');
+  assert.match(after, /name="accent_color"[^>]+value=""/, 'no accent colour taken');
   // A refused form shows what was sent, and its summary links to the field.
   const refused = await pages.post('', withField('min_order', 'abc'));
   assert.match(refused.body, /name="min_order"[^>]+value="abc"/);

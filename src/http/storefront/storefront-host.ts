@@ -11,7 +11,7 @@ const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
  * Storefronts by Host (decisions.md, Hosts): a request whose Host is `<slug>.{storefront_domain}`
  * (STOREFRONT_DOMAIN, by default BASE_URL's host) is served as `/s/<slug>/…`, the same pages and
  * guest API, so `https://pizza-roma.example.com/cart` is `/s/pizza-roma/cart`. Only the pages'
- * static files (`/assets/…`) stay where they are. The service's own hosts (BASE_URL, AUTH_URL,
+ * static files (`/assets/…`) and the menu's pictures (`/images/…`) stay where they are. The service's own hosts (BASE_URL, AUTH_URL,
  * APP_URL) are never storefronts, even when they look like `<name>.{storefront_domain}`.
  * Fastify's `rewriteUrl` runs before routing: this returns the URL to route, given the URL after
  * the other rewrites.
@@ -25,7 +25,7 @@ export function rewriteStorefrontHost(config: Hosts): (req: IncomingMessage, url
     const host = req.headers.host?.toLowerCase();
     if (!host || ownHosts.has(host) || !host.endsWith(`.${domain}`)) return url;
     const slug = host.slice(0, -(domain.length + 1));
-    if (!slugPattern.test(slug) || url.startsWith('/assets/')) return url;
+    if (!slugPattern.test(slug) || url.startsWith('/assets/') || url.startsWith('/images/')) return url;
     return `/s/${slug}${url.startsWith('/?') || url === '/' ? url.slice(1) : url}`;
   };
 }

@@ -28,6 +28,11 @@ export interface PageView {
   icon: string;
   /** The header's second line: the surface's name, linking to its home. */
   surface?: { name: string; home: string };
+  /**
+   * A restaurant's own pages (its storefront): its name heads the header (the pages' titles carry
+   * it), and Servery is named only in the footer; its accent colour's stylesheet, if it has one.
+   */
+  brand?: { name: string; home: string; stylesheet?: string };
   nav?: NavItem[];
   /** The signed-in account and its sign-out form. */
   account?: { email: string; signOutAction: string; csrfToken: string };

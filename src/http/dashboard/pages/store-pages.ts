@@ -25,6 +25,7 @@ import {
   updateStore,
   upsertClosure,
 } from '../../../domain/store/store.service.ts';
+import { accentColor, setAccentColor } from '../../../domain/store/storefront-look.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
@@ -258,6 +259,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
         values: {
           ...settingsValues(page.store, page.view.locale),
           guest_orders_per_minute: String(await guestOrderLimit(page.ctx)),
+          accent_color: (await accentColor(page.ctx)) ?? '',
         },
         done: doneOf(request),
       }),
@@ -270,9 +272,11 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const patch = settingsInput(form, page.store.currency);
-      // Not a field of the API's store: the guest limit is the owner's alone (guest-limits.ts).
+      // Not fields of the API's store: the guest limit and the storefront's look are the owner's
+      // alone (guest-limits.ts, storefront-look.ts).
       const guestOrders = form.integer('guest_orders_per_minute');
       if (guestOrders === undefined) form.invalid.push('guest_orders_per_minute');
+      const accent = form.optionalText('accent_color');
       return write(
         reply,
         page,
@@ -280,6 +284,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
         async (ctx) => {
           await updateStore(ctx, checkedInput(StoreSettingsPatchSchema, patch));
           await setGuestOrderLimit(ctx, guestOrders ?? 0);
+          await setAccentColor(ctx, accent ?? null);
         },
         { to: page.home, message: 'settingsSaved' },
         {

@@ -6,7 +6,7 @@ import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db/client.ts';
 import { allergenKeys } from '../../../domain/menu/allergen-names.ts';
 import { dietKeys } from '../../../domain/menu/diet-names.ts';
-import type { Menu } from '../../../domain/menu/menu.schema.ts';
+import type { Menu, Product } from '../../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../../domain/menu/menu.service.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
 import {
@@ -28,6 +28,7 @@ import type { Limiters } from '../../../domain/shared/limits.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import type { Store } from '../../../domain/store/store.schema.ts';
 import { getStore, leadMinutes } from '../../../domain/store/store.service.ts';
+import { accentColor } from '../../../domain/store/storefront-look.ts';
 import { pickLocale, translator } from '../../../i18n/i18n.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
@@ -49,6 +50,7 @@ import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
 import { checkoutError, checkoutInput, checkoutValues } from './checkout-form.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
+import { mapLink, weekAhead } from './restaurant-info.ts';
 
 export interface StorefrontPagesOptions {
   db: Db;
@@ -111,6 +113,11 @@ const stripeCheckout = {
   connect: "'self' https://api.stripe.com",
   frame: 'https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com',
 };
+
+/** A product's hosted picture by width, once it is ready (menu-images.ts); else null. */
+function photoOf(product: Product): Record<'400' | '1200', string> | null {
+  return product.images?.status === 'ready' ? product.images.urls : null;
+}
 
 /** The statuses after which an order's page stops asking. */
 const finalStatuses: readonly string[] = finalOrderStatuses;
@@ -189,7 +196,14 @@ export async function storefrontPagesPlugin(
     const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
     const cart = readCart(request);
     const locale = pickLocale([restaurant.language]);
-    const view = pageView(locale, 'storefront', { surface: { name: restaurant.name, home: base || '/' } });
+    const accent = await accentColor(ctx);
+    const view = pageView(locale, 'storefront', {
+      brand: {
+        name: restaurant.name,
+        home: base || '/',
+        stylesheet: accent ? `${base}/accent/${accent.slice(1)}.css` : undefined,
+      },
+    });
     return {
       ctx,
       restaurant,
@@ -254,6 +268,7 @@ export async function storefrontPagesPlugin(
           labels: translator(page.view.locale, 'dashboard'),
           allergenKeys,
           dietKeys,
+          photoOf,
           errors: [],
           ...data,
         },
@@ -276,6 +291,25 @@ export async function storefrontPagesPlugin(
   const saveCart = (reply: FastifyReply, page: Storefront, cart: Cart) =>
     writeCart(reply, cart, page.cookiePath, secure);
 
+  /*
+   * A restaurant's accent colour as a stylesheet after the storefront's own (the pages' policy
+   * allows no inline style): named by the colour, so it never changes and is cached for a year.
+   */
+  app.get('/s/:slug/accent/:file', async (request, reply) => {
+    const colour = /^([0-9a-f]{6})\.css$/.exec((request.params as { file: string }).file)?.[1];
+    if (!colour) return notFound(request, reply);
+    return reply
+      .headers({
+        'content-type': 'text/css; charset=utf-8',
+        'cache-control': 'public, max-age=31536000, immutable',
+        'content-security-policy': "default-src 'none'",
+        'x-content-type-options': 'nosniff',
+      })
+      .send(
+        `:root {\n  --brand: #${colour};\n  --link: #${colour};\n}\n.site-header {\n  background: #${colour};\n}\n`,
+      );
+  });
+
   app.get(
     '/s/:slug',
     storefrontPage(async (request, reply, page) => {
@@ -288,6 +322,8 @@ export async function storefrontPagesPlugin(
         added: added === '1',
         tableKey: page.cart.tableKey,
         leadMinutes: (type: 'pickup' | 'delivery') => leadMinutes(page.store, type),
+        week: weekAhead(page.store, clock.now(), page.view.locale),
+        mapLink: mapLink(page.store),
       });
     }),
   );

@@ -1,0 +1,51 @@
+import { colord, extend } from 'colord';
+import a11yPlugin from 'colord/plugins/a11y';
+import { type Ctx, tenantOf } from '../shared/context.ts';
+import { ApiError } from '../shared/errors.ts';
+
+extend([a11yPlugin]);
+
+/*
+ * How a restaurant's storefront looks beyond its name: the accent colour of its header, buttons
+ * and links, set by its owner in the dashboard. White text is drawn on it and it is drawn on
+ * white, so a colour is taken only when the two read well: a contrast of at least 4.5:1, WCAG AA
+ * for normal text (colord's a11y plugin computes it).
+ */
+
+/** WCAG AA's least contrast for normal text. */
+export const leastAccentContrast = 4.5;
+
+/** The storefront's accent colour ('#rrggbb'), or null: Servery's own. */
+export async function accentColor(ctx: Ctx): Promise<string | null> {
+  const row = await ctx.db
+    .selectFrom('stores')
+    .select('accent_color')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .executeTakeFirst();
+  return row?.accent_color ?? null;
+}
+
+/**
+ * Sets it (the owner, in the dashboard): '#rrggbb' (any case; kept in lowercase) with enough
+ * contrast against white, or null for Servery's own; else 400 on `accent_color` saying why.
+ */
+export async function setAccentColor(ctx: Ctx, value: string | null): Promise<void> {
+  if (value !== null && !/^#[0-9a-fA-F]{6}$/.test(value))
+    throw new ApiError('invalid_request', 'accent_color must be a colour written #rrggbb, e.g. #1d5c3a.', {
+      param: 'accent_color',
+    });
+  if (value !== null) {
+    const contrast = colord(value).contrast('#ffffff');
+    if (contrast < leastAccentContrast)
+      throw new ApiError(
+        'invalid_request',
+        `accent_color ${value} is too light: white text on it (and it on white) has a contrast of ${contrast.toFixed(2)}:1, and at least ${leastAccentContrast}:1 is needed to read well (WCAG AA).`,
+        { param: 'accent_color' },
+      );
+  }
+  await ctx.db
+    .updateTable('stores')
+    .set({ accent_color: value?.toLowerCase() ?? null })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .execute();
+}

@@ -1,0 +1,58 @@
+import { DateTime } from 'luxon';
+import type { Store } from '../../../domain/store/store.schema.ts';
+import type { Locale } from '../../../i18n/i18n.ts';
+
+/** A day of the week ahead as the storefront shows it, in the restaurant's time zone. */
+export interface ShownDay {
+  /** The weekday's name, in the page's language. */
+  weekday: string;
+  /** The date, short, in the page's language. */
+  date: string;
+  today: boolean;
+  /** The day's hours ('11:30 AM – 2:30 PM'), earliest first; none: closed. */
+  hours: string[];
+  /** Open around the clock (always_open, no special day). */
+  allDay: boolean;
+  /** A special day replaces the weekly hours (its note, if any). */
+  special: { note: string | null } | null;
+}
+
+/**
+ * The seven days from today (restaurant-local) with the hours guests may come by: a special day's
+ * own hours or closure, else the weekly hours of its weekday (schedule.ts's rules; a window past
+ * midnight is shown on the day it starts). Times in the page's language (luxon).
+ */
+export function weekAhead(store: Store, now: Date, locale: Locale): ShownDay[] {
+  const today = DateTime.fromJSDate(now, { zone: store.timezone }).setLocale(locale).startOf('day');
+  const time = (hhmm: string) =>
+    DateTime.fromFormat(hhmm, 'HH:mm', { locale }).toLocaleString(DateTime.TIME_SIMPLE);
+  return Array.from({ length: 7 }, (_, offset) => {
+    const day = today.plus({ days: offset });
+    const special = store.closures.find((closure) => closure.date === day.toISODate()) ?? null;
+    const weekly = store.opening_hours.filter((window) => window.weekday === day.weekday - 1);
+    const windows = special ? (special.closed ? [] : special.hours) : weekly;
+    const allDay = !special && store.always_open;
+    return {
+      weekday: day.toLocaleString({ weekday: 'long' }),
+      date: day.toLocaleString({ day: 'numeric', month: 'short' }),
+      today: offset === 0,
+      hours: allDay
+        ? []
+        : [...windows]
+            .sort((a, b) => a.open.localeCompare(b.open))
+            .map((window) => `${time(window.open)} – ${time(window.close)}`),
+      allDay,
+      special: special && { note: special.note },
+    };
+  });
+}
+
+/** A link to the restaurant on a map: its location, else a search for its address; null: neither. */
+export function mapLink(store: Store): string | null {
+  if (store.location) {
+    const { lat, lon } = store.location;
+    return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=17/${lat}/${lon}`;
+  }
+  const address = store.address?.line;
+  return address ? `https://www.openstreetmap.org/search?query=${encodeURIComponent(address)}` : null;
+}
