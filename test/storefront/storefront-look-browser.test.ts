@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { LocalImageStore } from '../../src/adapters/image-store.ts';
 import { setAccentColor } from '../../src/domain/store/storefront-look.ts';
-import { pagesInChromium, screenshot } from '../browser.ts';
+import { pagesInChromium, screenshot, screenshots } from '../browser.ts';
 import { call, developerSession } from '../harness.ts';
 import { startPhotoHost, testImageFetcher } from '../menu/image-host.ts';
 import { ok } from '../menu/menu-helpers.ts';
@@ -17,7 +17,8 @@ import { type OrderingTenant, orderingTenant } from '../orders/order-helpers.ts'
  * and a phone's (390 px) screen: its name heads the pages, its address, phone and the week's hours
  * are on the menu, its accent colour heads them, and the dishes' photos (downloaded from the app's addresses and hosted by the
  * service) show as thumbnails on the menu and large on a dish's page, loaded, at the size their
- * width and height reserve. Screenshots test-results/storefront-look-*.png.
+ * width and height reserve; on the phone a dish is added from the menu, the cart bar leads to the
+ * checkout, which shows the address for delivery only. Screenshots test-results/storefront-look-*.png.
  */
 const imagesDir = mkdtempSync(path.join(tmpdir(), 'servery-storefront-images-'));
 const store = new LocalImageStore(imagesDir);
@@ -113,7 +114,29 @@ for (const { width, height, label } of [
     assert.equal(await photosShown(page, 'img.thumb'), 2);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, `storefront-look-menu-${label}`);
+    if (label === 'phone') {
+      // "Add" on the menu, then the cart bar at the bottom of the screen leads to the cart.
+      await page.getByRole('button', { name: 'Add Pizza to the cart' }).click();
+      await page.getByText('Added to your cart.').waitFor();
+      const bar = page.getByRole('link', { name: 'Cart: 1 item €12.00' });
+      assert.ok(await bar.isVisible());
+      const box = await bar.boundingBox();
+      assert.ok(box && box.y + box.height <= height && box.y + box.height > height - 40, 'at the bottom');
+      // The screen as the guest sees it (the bar is fixed to it), axe-checked by the screenshot below.
+      await page.screenshot({ path: path.join(screenshots, `storefront-look-cart-bar-${label}.png`) });
+      await bar.click();
+      await page.getByRole('heading', { name: 'Checkout' }).waitFor();
+      // Only the chosen order type's fields: the address for delivery alone.
+      const address = page.getByRole('group', { name: 'Delivery address' });
+      assert.equal(await address.isVisible(), false, 'no address for pickup');
+      await page.getByLabel('Delivery', { exact: true }).check();
+      assert.ok(await address.isVisible(), 'the address for delivery');
+      await screenshot(page, `storefront-look-checkout-${label}`);
+    } else {
+      assert.equal(await page.locator('.cart-bar').count(), 0, 'no cart bar without a cart');
+    }
 
+    await page.goto(`${pages.serviceUrl}/s/${tenant.slug}`);
     await page.getByRole('link', { name: 'Pizza', exact: true }).click();
     await page.getByRole('heading', { name: 'Pizza', level: 1 }).waitFor();
     await page.waitForFunction(() => document.querySelector<HTMLImageElement>('img.photo')?.complete);

@@ -591,6 +591,35 @@ describe('the storefront pages', () => {
     assert.match(text(notFound.body), /Page not found/);
   });
 
+  it('adds a product without required choices straight from the menu; the categories and the cart stay in reach', async () => {
+    const guest = new Guest(t);
+    const menu = await guest.get(base);
+    // A bar of the categories, each a link to its section.
+    assert.match(
+      menu.body,
+      /<nav class="category-bar" aria-label="Categories">\s*<ul>\s*<li><a href="#section-[^"]+">Drinks<\/a><\/li><li><a href="#section-other">More<\/a><\/li>/,
+    );
+    // "Add" only where nothing must be chosen (the lemonade needs a size) and the product is on sale.
+    const adds = [
+      ...menu.body.matchAll(/<form class="quick-add" method="post" action="[^"]+\/p\/([^"]+)">/g),
+    ].map((match) => match[1]);
+    assert.deepEqual(adds, [tenant.products.pizza]);
+    assert.match(text(menu.body), /Add Pizza to the cart/, 'the button names its product for screen readers');
+    assert.doesNotMatch(menu.body, /class="cart-bar"/, 'no cart bar with an empty cart');
+
+    seeOther(await guest.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' }), `${base}?added=1`);
+    seeOther(await guest.post(`${base}/p/${tenant.products.pizza}`, { quantity: '1' }), `${base}?added=1`);
+    const after = await guest.get(`${base}?added=1`);
+    assert.match(text(after.body), /Added to your cart\./);
+    assert.match(
+      after.body,
+      new RegExp(
+        `<a class="cart-bar" href="${base}/cart"><span>Cart: 2 items</span> <strong>€24\\.00</strong></a>`,
+      ),
+    );
+    assert.match(text((await guest.get(`${base}/cart`)).body), /Pizza .*Total: €24\.00/);
+  });
+
   it('is headed by the restaurant, and says where it is and when it opens in the week ahead', async () => {
     const place = await orderingTenant(t);
     const { name } = await ok(t, place.token, 'GET', '/store');

@@ -315,8 +315,15 @@ export async function storefrontPagesPlugin(
     storefrontPage(async (request, reply, page) => {
       const menu = await getMenu(page.ctx);
       const { added } = request.query as { added?: string };
+      const inCart = pricedCart(menu, page.cart, clock.now());
       return show(reply, page, 'menu', {
         menu,
+        // Added from the menu: products whose every option group may be left empty.
+        addsAtOnce: (product: Product) => groupsOf(menu, product).every((group) => group.min_select === 0),
+        cartTotal: {
+          count: inCart.lines.reduce((sum, line) => sum + line.quantity, 0),
+          subtotal: inCart.subtotal,
+        },
         now: clock.now(),
         onSale: (item: Parameters<typeof onSale>[0]) => onSale(item, clock.now()),
         added: added === '1',
