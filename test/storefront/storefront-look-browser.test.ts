@@ -18,7 +18,7 @@ import { type OrderingTenant, orderingTenant } from '../orders/order-helpers.ts'
  * are on the menu, its accent colour heads them, and the dishes' photos (downloaded from the app's addresses and hosted by the
  * service) show as thumbnails on the menu and large on a dish's page, loaded, at the size their
  * width and height reserve; on the phone a dish is added from the menu, the cart bar leads to the
- * checkout, which shows the address for delivery only. Screenshots test-results/storefront-look-*.png.
+ * checkout, which shows the address for delivery only; on the desktop the menu is filtered (no gluten). Screenshots test-results/storefront-look-*.png.
  */
 const imagesDir = mkdtempSync(path.join(tmpdir(), 'servery-storefront-images-'));
 const store = new LocalImageStore(imagesDir);
@@ -62,6 +62,9 @@ async function restaurant(): Promise<void> {
     const written = await ok(pages.t, tenant.token, 'PATCH', `/menu/products/${product}`, {
       image_url: `${photos.base}/${colour}.jpg`,
       description: colour === 'gold' ? 'Freshly squeezed, with mint' : 'Tomato, mozzarella, basil',
+      ...(colour === 'gold'
+        ? { diets: ['vegan'] }
+        : { allergens: ['gluten', 'milk'], diets: ['vegetarian'] }),
     });
     assert.equal(written.images?.status, 'ready', JSON.stringify(written.images));
   }
@@ -134,6 +137,16 @@ for (const { width, height, label } of [
       await screenshot(page, `storefront-look-checkout-${label}`);
     } else {
       assert.equal(await page.locator('.cart-bar').count(), 0, 'no cart bar without a cart');
+      // The filter: no gluten hides the pizza, and says so.
+      await page.getByText('Filter by allergens and diets').click();
+      await page.getByLabel('Gluten (cereals)').check();
+      await page.getByRole('button', { name: 'Show dishes' }).click();
+      await page.getByText('1 dish is hidden by your filter.').waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Pizza', exact: true }).count(), 0);
+      assert.ok(await page.getByLabel('Gluten (cereals)').isChecked(), 'the form shows the filter');
+      await screenshot(page, `storefront-look-filter-${label}`);
+      await page.getByRole('link', { name: 'Show all' }).click();
+      await page.getByRole('link', { name: 'Pizza', exact: true }).waitFor();
     }
 
     await page.goto(`${pages.serviceUrl}/s/${tenant.slug}`);

@@ -620,6 +620,37 @@ describe('the storefront pages', () => {
     assert.match(text((await guest.get(`${base}/cart`)).body), /Pizza .*Total: €24\.00/);
   });
 
+  it('filters the menu by allergens and diets with a plain form; what the menu does not use is ignored', async () => {
+    const guest = new Guest(t);
+    const menu = await guest.get(base);
+    // The choices are the labels on the menu: the pizza's gluten and milk, its vegetarian diet.
+    assert.match(menu.body, /<details class="menu-filter">/, 'closed until used');
+    const boxes = (name: string, html: string) =>
+      [...html.matchAll(new RegExp(`name="${name}" value="([^"]+)"( checked)?`, 'g'))].map(
+        (match) => `${match[1]}${match[2] ? ' (checked)' : ''}`,
+      );
+    assert.deepEqual(boxes('without', menu.body), ['gluten', 'milk']);
+    assert.deepEqual(boxes('diet', menu.body), ['vegetarian']);
+    assert.match(text(menu.body), /Hide dishes with Gluten \(cereals\) Milk \(incl\. lactose\)/);
+
+    const noGluten = await guest.get(`${base}?without=gluten&without=peanuts`);
+    assert.equal(noGluten.statusCode, 200);
+    assert.match(noGluten.body, /<details class="menu-filter" open>/);
+    assert.deepEqual(boxes('without', noGluten.body), ['gluten (checked)', 'milk']);
+    const shown = text(noGluten.body);
+    assert.doesNotMatch(shown, /Pizza €12\.00/, 'the pizza declares gluten');
+    assert.match(shown, /Lemonade €3\.50/);
+    assert.match(shown, /Calzone €11\.00/, 'declares nothing');
+    assert.match(shown, /1 dish is hidden by your filter\. Show all/);
+
+    const vegetarian = text((await guest.get(`${base}?diet=vegetarian`)).body);
+    assert.match(vegetarian, /Pizza €12\.00/);
+    assert.doesNotMatch(vegetarian, /Lemonade|Calzone/);
+    assert.match(vegetarian, /2 dishes are hidden by your filter\./);
+    const none = text((await guest.get(`${base}?diet=vegetarian&without=milk`)).body);
+    assert.match(none, /No dish matches your filter\./);
+  });
+
   it('is headed by the restaurant, and says where it is and when it opens in the week ahead', async () => {
     const place = await orderingTenant(t);
     const { name } = await ok(t, place.token, 'GET', '/store');

@@ -49,6 +49,7 @@ import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
 import { checkoutError, checkoutInput, checkoutValues } from './checkout-form.ts';
+import { menuFilter, passes } from './menu-filter.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
 import { mapLink, weekAhead } from './restaurant-info.ts';
 
@@ -316,8 +317,12 @@ export async function storefrontPagesPlugin(
       const menu = await getMenu(page.ctx);
       const { added } = request.query as { added?: string };
       const inCart = pricedCart(menu, page.cart, clock.now());
+      const filter = menuFilter(menu, request.query as Record<string, unknown>);
+      const shown = menu.products.filter((product) => passes(filter, product));
       return show(reply, page, 'menu', {
-        menu,
+        menu: { ...menu, products: shown },
+        filter,
+        hidden: menu.products.length - shown.length,
         // Added from the menu: products whose every option group may be left empty.
         addsAtOnce: (product: Product) => groupsOf(menu, product).every((group) => group.min_select === 0),
         cartTotal: {
