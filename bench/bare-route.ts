@@ -17,7 +17,13 @@ export interface BenchApp {
 
 export async function listenWithBareRoute(
   db: Db,
-  bare: { path: string; schema: unknown; handler: () => Promise<unknown> },
+  bare: {
+    path: string;
+    /** The answer's JSON schema (serialized as the API's routes are), or none: `contentType`'s bytes. */
+    schema?: unknown;
+    contentType?: string;
+    handler: () => Promise<unknown>;
+  },
 ): Promise<BenchApp> {
   // The rate limits count every request where the service would (in Redis with REDIS_URL), but
   // with a limit the load never reaches.
@@ -28,7 +34,11 @@ export async function listenWithBareRoute(
   const app = await buildApp({ config: { baseUrl: 'http://127.0.0.1' }, db, limiters });
   app.addHook('onClose', () => limiters.close());
   try {
-    app.get(bare.path, { schema: { hide: true, response: { 200: bare.schema } } }, bare.handler);
+    const response = bare.schema === undefined ? {} : { response: { 200: bare.schema } };
+    app.get(bare.path, { schema: { hide: true, ...response } }, async (_request, reply) => {
+      if (bare.contentType) reply.type(bare.contentType);
+      return bare.handler();
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -2,7 +2,7 @@
  * `npm run bench [-- --duration <s>] [-- --only pglite|postgres|webhooks|store|token-peer|menu|orders|reports]`:
  * requests/s and latency of an authenticated `GET /v1/me` against a bare route returning the same
  * bytes, on PGlite and on PostgreSQL; `GET /v1/store` on the same databases (bench/store.ts); on
- * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts); `--only reports` the sales and product reports over a year of orders (bench/reports.ts); `--only reservations` the availability of a busy evening (bench/reservations.ts); `--only mix` guests, apps, a menu sync and webhooks all at once for the whole `--duration` (bench/mix.ts). `--only token-peer`
+ * PostgreSQL also the token endpoint, webhook delivery (bench/webhooks.ts) and the menu (bench/menu.ts); `--only orders` the orders' list and placement (bench/orders.ts); `--only reports` the sales and product reports over a year of orders (bench/reports.ts); `--only reservations` the availability of a busy evening (bench/reservations.ts); `--only storefront` the storefront's menu page of 200 products (bench/storefront.ts); `--only mix` guests, apps, a menu sync and webhooks all at once for the whole `--duration` (bench/mix.ts). `--only token-peer`
  * measures our refresh grants against oidc-provider's alone (bench/token-peer.ts).
  * See docs/performance.md for what is measured and how to read it.
  */
@@ -25,6 +25,7 @@ import { benchReports } from './reports.ts';
 import { benchReservations } from './reservations.ts';
 import { measureRoutes } from './rounds.ts';
 import { benchStore } from './store.ts';
+import { benchStorefront } from './storefront.ts';
 import { benchTokenPeer } from './token-peer.ts';
 import { benchWebhooks } from './webhooks.ts';
 
@@ -46,13 +47,14 @@ interface Options {
     | 'orders'
     | 'reports'
     | 'reservations'
+    | 'storefront'
     | 'mix'
     | null;
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders|reports|reservations|mix] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
+    `${message}\nusage: npm run bench -- [--duration <s>] [--only pglite|postgres|webhooks|store|token-peer|menu|orders|reports|reservations|storefront|mix] [--connections <n>] [--warmup <s>] [--rounds <n>]\n`,
   );
   process.exit(2);
 }
@@ -94,10 +96,11 @@ function parseOptions(): Options {
     only !== 'orders' &&
     only !== 'reports' &&
     only !== 'reservations' &&
+    only !== 'storefront' &&
     only !== 'mix'
   ) {
     usage(
-      `--only must be pglite, postgres, webhooks, store, token-peer, menu, orders, reports, reservations or mix, got "${only}"`,
+      `--only must be pglite, postgres, webhooks, store, token-peer, menu, orders, reports, reservations, storefront or mix, got "${only}"`,
     );
   }
   return {
@@ -251,6 +254,7 @@ async function main(): Promise<void> {
     options.only === 'orders' ||
     options.only === 'reports' ||
     options.only === 'reservations' ||
+    options.only === 'storefront' ||
     options.only === 'mix'
       ? []
       : options.only
@@ -283,6 +287,7 @@ async function main(): Promise<void> {
   let orders: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let reports: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let reservations: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
+  let storefront: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   let mix: { lines: string[]; failures: string[] } = { lines: [], failures: [] };
   try {
     for (const kind of kinds) {
@@ -318,6 +323,12 @@ async function main(): Promise<void> {
       reservations = await benchReservations(options, load).catch((error: Error) => ({
         lines: [],
         failures: [`postgres reservations: ${error.message}`],
+      }));
+    // The storefront's menu page of 200 products, on PostgreSQL.
+    if ((kinds.includes('postgres') || options.only === 'storefront') && !interrupted)
+      storefront = await benchStorefront(options, load).catch((error: Error) => ({
+        lines: [],
+        failures: [`postgres storefront: ${error.message}`],
       }));
     // Everything at once for --duration seconds (bench/mix.ts): only when asked for; with
     // CITUS_URL also on that Citus cluster, beside the one server.
@@ -382,6 +393,9 @@ async function main(): Promise<void> {
   // The availability (bench/reservations.ts), measured above with the same load generator.
   out.push(...reservations.lines);
   crashes.push(...reservations.failures);
+  // The storefront's menu page (bench/storefront.ts), measured above with the same load generator.
+  out.push(...storefront.lines);
+  crashes.push(...storefront.failures);
   // The mix (bench/mix.ts).
   out.push(...mix.lines);
   crashes.push(...mix.failures);
