@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { DateTime } from 'luxon';
 import { buildApp } from '../../src/app.ts';
@@ -649,6 +650,35 @@ describe('the storefront pages', () => {
     assert.match(vegetarian, /2 dishes are hidden by your filter\./);
     const none = text((await guest.get(`${base}?diet=vegetarian&without=milk`)).body);
     assert.match(none, /No dish matches your filter\./);
+  });
+
+  it('sends the pages and their stylesheets compressed to browsers that ask, the API’s JSON as it is', async () => {
+    const plain = await new Guest(t).get(base);
+    assert.equal(plain.headers['content-encoding'], undefined, 'not asked: as it is');
+    for (const encoding of ['br', 'gzip'] as const) {
+      const packed = await new Guest(t, { 'accept-encoding': encoding }).get(base);
+      assert.equal(packed.headers['content-encoding'], encoding);
+      const unpacked = (encoding === 'br' ? brotliDecompressSync : gunzipSync)(packed.rawPayload).toString();
+      assert.equal(
+        unpacked.replace(/servery_cart=[^"]*/g, ''),
+        plain.body.replace(/servery_cart=[^"]*/g, ''),
+      );
+      assert.ok(
+        packed.rawPayload.length < plain.rawPayload.length / 3,
+        `${encoding}: ${packed.rawPayload.length} bytes`,
+      );
+    }
+    const css = /href="(\/assets\/[^"]+\.css)"/.exec(plain.body)?.[1] as string;
+    const sheet = await new Guest(t, { 'accept-encoding': 'gzip' }).get(css);
+    assert.equal(sheet.headers['content-encoding'], 'gzip');
+    assert.match(gunzipSync(sheet.rawPayload).toString(), /@import url\("site\.css"\)/);
+    const api = await t.app.inject({
+      method: 'GET',
+      url: '/v1/menu',
+      headers: { authorization: `Bearer ${tenant.token}`, 'accept-encoding': 'gzip' },
+    });
+    assert.equal(api.statusCode, 200);
+    assert.equal(api.headers['content-encoding'], undefined);
   });
 
   it('is headed by the restaurant, and says where it is and when it opens in the week ahead', async () => {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { compressAnswers } from './compression.ts';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
 
@@ -27,6 +28,7 @@ export function assetUrl(name: string): string {
 }
 
 export async function assetsPlugin(app: FastifyInstance): Promise<void> {
+  await compressAnswers(app);
   await app.register(fastifyStatic, {
     root: assetsDir,
     prefix,

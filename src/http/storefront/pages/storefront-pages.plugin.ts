@@ -32,6 +32,7 @@ import { accentColor } from '../../../domain/store/storefront-look.ts';
 import { pickLocale, translator } from '../../../i18n/i18n.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
+import { compressAnswers } from '../../web/compression.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { formatMoney } from '../../web/money.ts';
 import {
@@ -148,6 +149,7 @@ export async function storefrontPagesPlugin(
 
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+  await compressAnswers(app);
 
   /** A page without a restaurant (or an error before one was found): in the browser's language. */
   const plainView = (request: FastifyRequest) =>
