@@ -350,6 +350,19 @@ describe('the storefront pages', () => {
       /id="delivery_address" name="delivery_address" type="text" autocomplete="street-address" maxlength="200" value="" aria-describedby="delivery_address-error" aria-invalid="true"/,
     );
     assert.match(delivery.body, /id="customer_name"[^>]* value="Alex"/, 'what the guest typed stays');
+    // Every problem of one submit at once, in the form's order: the address's blank parts, the tip.
+    const all = await guest.post(`${base}/checkout`, {
+      type: 'delivery',
+      payment_method: 'on_site',
+      delivery_postal_code: '10115',
+      tip: 'a lot',
+    });
+    assert.equal(all.statusCode, 400);
+    const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(all.body)?.[0] ?? '';
+    assert.deepEqual(
+      [...summary.matchAll(/<a href="#([a-z_]+)">/g)].map((link) => link[1]),
+      ['delivery_address', 'delivery_city', 'tip'],
+    );
     const city = await guest.post(`${base}/checkout`, {
       type: 'delivery',
       payment_method: 'on_site',

@@ -28,8 +28,9 @@ export function checkoutValues(body: unknown): CheckoutValues {
 const optional = (text: string | undefined) => (text?.trim() ? text : null);
 
 /**
- * The order the form asks for, or the fields the form itself could not read (a tip that is no
- * amount, a later time that is no time): those never reach placeOrder.
+ * The order the form asks for, or the fields the form itself refuses, all of them at once: those
+ * it could not read (a tip that is no amount, a later time that is no time) and the blank parts of
+ * a delivery address. Such a form never reaches placeOrder.
  */
 export function checkoutInput(
   values: CheckoutValues,
@@ -38,6 +39,12 @@ export function checkoutInput(
 ): { input: PlaceOrderInput; unreadable: string[] } {
   const unreadable: string[] = [];
   const type = values.type as PlaceOrderInput['type'];
+  const address = ['address', 'postal_code', 'city'] as const;
+  const sentAddress = address.some((field) => values[`delivery_${field}`]?.trim());
+  // Every blank part of a delivery address at once, beside its field (placement names one), in the form's order.
+  if (type === 'delivery')
+    for (const field of address)
+      if (!values[`delivery_${field}`]?.trim()) unreadable.push(`delivery.${field}`);
   const tipText = values.tip?.trim() ?? '';
   const tip = tipText === '' ? 0 : parseMoney(tipText, store.currency);
   if (tip === null) unreadable.push('tip');
@@ -46,8 +53,6 @@ export function checkoutInput(
     requestedFor = parseLocalDateTime(values.requested_for?.trim() ?? '', store.timezone);
     if (requestedFor === null) unreadable.push('requested_for');
   }
-  const address = ['address', 'postal_code', 'city'] as const;
-  const sentAddress = address.some((field) => values[`delivery_${field}`]?.trim());
   const seen = Number(values.seen_subtotal);
   const input: PlaceOrderInput = {
     type,
