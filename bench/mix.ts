@@ -158,8 +158,10 @@ async function rebalanceUnderLoad(db: Db, startAfterMs: number): Promise<() => P
           WHERE nodeport = ${node.port} AND citus_table_type = 'distributed'`.execute(db)
       ).rows[0]?.n,
     );
-  // Without wal_level = logical (the test clusters') a move blocks the writes to its shards
-  // while it copies them; requests wait, none fails.
+  // With wal_level = logical a move copies a shard by logical replication and blocks its writes
+  // only for the switch-over; without (cluster.sh's clusters) it blocks them while it copies.
+  const walLevel = (await sql<{ wal_level: string }>`SHOW wal_level`.execute(db)).rows[0]?.wal_level;
+  const mode = walLevel === 'logical' ? 'force_logical' : 'block_writes';
   await sql`SELECT citus_drain_node(${node.host}, ${node.port}, shard_transfer_mode => 'block_writes')`.execute(
     db,
   );
@@ -170,9 +172,11 @@ async function rebalanceUnderLoad(db: Db, startAfterMs: number): Promise<() => P
     await sql`SELECT citus_set_node_property(${node.host}, ${node.port}, 'shouldhaveshards', true)`.execute(
       db,
     );
-    await sql`SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')`.execute(db);
+    await sql`SELECT citus_rebalance_start(shard_transfer_mode => ${mode}::citus.shard_transfer_mode)`.execute(
+      db,
+    );
     await sql`SELECT citus_rebalance_wait()`.execute(db);
-    return `rebalance under load: worker :${node.port} held ${drained} shards of restaurant tables after the drain, ${await shardsOn()} after citus_rebalance_start (${((Date.now() - started) / 1000).toFixed(1)} s, started ${(startAfterMs / 1000).toFixed(0)} s into the load)`;
+    return `rebalance under load (${mode}): worker :${node.port} held ${drained} shards of restaurant tables after the drain, ${await shardsOn()} after citus_rebalance_start (${((Date.now() - started) / 1000).toFixed(1)} s, started ${(startAfterMs / 1000).toFixed(0)} s into the load)`;
   })();
   return () => done;
 }
