@@ -42,6 +42,7 @@ let sessions: Record<'dashboard' | 'console', { cookie: string; csrf: string }>;
 const withoutTenantIds: Record<string, string> = {
   'GET /images/:key': 'a hosted image’s address is the hash of its bytes, public like the menus that show it',
   'POST /s/:slug/cart/lines/:index': 'a line of the guest’s own cart, which lives in the guest’s cookie',
+  'GET /s/:slug/accent/:file': 'a stylesheet named by its colour, the same for every restaurant: no object',
 };
 
 /**
