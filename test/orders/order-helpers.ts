@@ -171,3 +171,22 @@ export async function storefrontPreview(t: TestApp, tenant: Tenant): Promise<str
   assert.equal(preview.path, '/s');
   return `${console}; ${preview.name}=${preview.value}`;
 }
+
+/**
+ * The restaurant's phone, address and map location (Torstraße 1, 10115 Berlin at 52.53, 13.4),
+ * set by its owner through the dashboard's store API.
+ */
+export async function placeRestaurant(t: TestApp, tenant: Tenant): Promise<void> {
+  const owner = await developerSession(t, tenant, 'dashboard');
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: `/dashboard/api/restaurants/${tenant.restaurantId}/store`,
+    headers: { cookie: owner, 'content-type': 'application/json' },
+    payload: {
+      contact: { phone: '+49 30 555-0100' },
+      address_line: 'Torstraße 1, 10115 Berlin',
+      location: { lat: 52.53, lon: 13.4 },
+    },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}

@@ -6,11 +6,10 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { LocalImageStore } from '../../src/adapters/image-store.ts';
 import { setAccentColor } from '../../src/domain/store/storefront-look.ts';
-import { pagesInChromium, screenshot, screenshots } from '../browser.ts';
-import { call, developerSession } from '../harness.ts';
+import { pagesInChromium, screenshot } from '../browser.ts';
 import { startPhotoHost, testImageFetcher } from '../menu/image-host.ts';
 import { ok } from '../menu/menu-helpers.ts';
-import { type OrderingTenant, orderingTenant } from '../orders/order-helpers.ts';
+import { type OrderingTenant, orderingTenant, placeRestaurant } from '../orders/order-helpers.ts';
 
 /*
  * The storefront as the restaurant presents itself, in headless Chromium on a desktop's (1280 px)
@@ -39,19 +38,7 @@ async function restaurant(): Promise<void> {
   if (tenant) return;
   tenant = await orderingTenant(pages.t);
   name = (await ok(pages.t, tenant.token, 'GET', '/store')).name;
-  const owner = await developerSession(pages.t, tenant, 'dashboard');
-  const settings = await call(
-    pages.t.app,
-    'PATCH',
-    `/dashboard/api/restaurants/${tenant.restaurantId}/store`,
-    owner,
-    {
-      contact: { phone: '+49 30 555-0100' },
-      address_line: 'Torstraße 1, 10115 Berlin',
-      location: { lat: 52.53, lon: 13.4 },
-    },
-  );
-  assert.equal(settings.statusCode, 200, settings.body);
+  await placeRestaurant(pages.t, tenant);
   await setAccentColor({ ...pages.t.ctx, tenantId: tenant.restaurantId }, '#7a1f5c');
   const opening_hours = [0, 1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, open: '11:30', close: '23:00' }));
   await ok(pages.t, tenant.token, 'PUT', '/store/hours', { always_open: false, opening_hours });
@@ -67,6 +54,13 @@ async function restaurant(): Promise<void> {
         : { allergens: ['gluten', 'milk'], diets: ['vegetarian'] }),
     });
     assert.equal(written.images?.status, 'ready', JSON.stringify(written.images));
+    // The hosted copies are served on the restaurant's own host too, where its pages show them.
+    const own = await pages.t.app.inject({
+      url: written.images.urls['400'],
+      headers: { host: `${tenant.slug}.servery.test` },
+    });
+    assert.equal(own.statusCode, 200, own.body);
+    assert.equal(own.headers['content-type'], 'image/webp');
   }
 }
 
@@ -125,8 +119,7 @@ for (const { width, height, label } of [
       assert.ok(await bar.isVisible());
       const box = await bar.boundingBox();
       assert.ok(box && box.y + box.height <= height && box.y + box.height > height - 40, 'at the bottom');
-      // The screen as the guest sees it (the bar is fixed to it), axe-checked by the screenshot below.
-      await page.screenshot({ path: path.join(screenshots, `storefront-look-cart-bar-${label}.png`) });
+      await screenshot(page, `storefront-look-cart-bar-${label}`);
       await bar.click();
       await page.getByRole('heading', { name: 'Checkout' }).waitFor();
       // Only the chosen order type's fields: the address for delivery alone.

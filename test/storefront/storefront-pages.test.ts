@@ -9,7 +9,6 @@ import { createTable } from '../../src/domain/store/tables.service.ts';
 import { feedAll } from '../events/events-helpers.ts';
 import {
   buildTestApp,
-  call,
   developerSession,
   json,
   openTestDatabase,
@@ -23,6 +22,7 @@ import {
   type OrderingTenant,
   orderingTenant,
   pickupOrder,
+  placeRestaurant,
   storefrontPreview,
 } from '../orders/order-helpers.ts';
 
@@ -697,19 +697,7 @@ describe('the storefront pages', () => {
   it('is headed by the restaurant, and says where it is and when it opens in the week ahead', async () => {
     const place = await orderingTenant(t);
     const { name } = await ok(t, place.token, 'GET', '/store');
-    const owner = await developerSession(t, place, 'dashboard');
-    const settings = await call(
-      t.app,
-      'PATCH',
-      `/dashboard/api/restaurants/${place.restaurantId}/store`,
-      owner,
-      {
-        contact: { phone: '+49 30 555-0100' },
-        address_line: 'Torstraße 1, 10115 Berlin',
-        location: { lat: 52.53, lon: 13.4 },
-      },
-    );
-    assert.equal(settings.statusCode, 200, settings.body);
+    await placeRestaurant(t, place);
     // Closed on Mondays; lunch and dinner otherwise; the day after tomorrow closed for a reason.
     const opening_hours = [1, 2, 3, 4, 5, 6].flatMap((weekday) => [
       { weekday, open: '11:30', close: '14:30' },

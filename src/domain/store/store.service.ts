@@ -107,6 +107,7 @@ function storeQuery(tenantId: string, since: Date, lock: boolean) {
       's.pause_note',
       's.busy_extra_minutes',
       's.busy_until',
+      's.accent_color',
     ])
     .select(
       sql<Array<Omit<Closure, 'object'>>>`(
@@ -183,6 +184,8 @@ interface LoadedStore {
   livemode: boolean;
   plan: Plan;
   country: string | null;
+  /** The storefront's accent colour (storefront-look.ts), or null. */
+  accentColor: string | null;
   /** A busy period still stored whose `until` has passed (shown as no busy mode): the worker's to end. */
   endedBusy: Store['busy'];
 }
@@ -246,6 +249,7 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     livemode: row.livemode,
     plan: row.plan,
     country: row.country,
+    accentColor: row.accent_color,
     endedBusy: busyActive ? null : busy,
   };
 }
@@ -256,13 +260,18 @@ export async function getStore(ctx: Ctx): Promise<Store> {
 
 /**
  * The store with what else its read has of the restaurant: the plan (the dashboard shows the order
- * types it lacks), whether it is live and its tax country setting (placing an order).
+ * types it lacks), whether it is live and its tax country setting (placing an order), and the
+ * storefront's accent colour.
  */
-export async function getStoreAndRestaurant(
-  ctx: Ctx,
-): Promise<{ store: Store; plan: Plan; livemode: boolean; country: string | null }> {
-  const { store, plan, livemode, country } = await loadStore(ctx, false);
-  return { store, plan, livemode, country };
+export async function getStoreAndRestaurant(ctx: Ctx): Promise<{
+  store: Store;
+  plan: Plan;
+  livemode: boolean;
+  country: string | null;
+  accentColor: string | null;
+}> {
+  const { store, plan, livemode, country, accentColor } = await loadStore(ctx, false);
+  return { store, plan, livemode, country, accentColor };
 }
 
 /** The plans that include an order type, or null when every plan does. */

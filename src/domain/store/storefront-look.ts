@@ -15,26 +15,17 @@ extend([a11yPlugin]);
 /** WCAG AA's least contrast for normal text. */
 export const leastAccentContrast = 4.5;
 
-/** The storefront's accent colour ('#rrggbb'), or null: Servery's own. */
-export async function accentColor(ctx: Ctx): Promise<string | null> {
-  const row = await ctx.db
-    .selectFrom('stores')
-    .select('accent_color')
-    .where('tenant_id', '=', tenantOf(ctx))
-    .executeTakeFirst();
-  return row?.accent_color ?? null;
-}
-
 /**
- * Sets it (the owner, in the dashboard): '#rrggbb' (any case; kept in lowercase) with enough
+ * Sets the storefront's accent colour (the owner, in the dashboard; read with the store,
+ * store.service.ts getStoreAndRestaurant): '#rrggbb' (any case; kept in lowercase) with enough
  * contrast against white, or null for Servery's own; else 400 on `accent_color` saying why.
  */
 export async function setAccentColor(ctx: Ctx, value: string | null): Promise<void> {
-  if (value !== null && !/^#[0-9a-fA-F]{6}$/.test(value))
-    throw new ApiError('invalid_request', 'accent_color must be a colour written #rrggbb, e.g. #1d5c3a.', {
-      param: 'accent_color',
-    });
   if (value !== null) {
+    if (!/^#[0-9a-fA-F]{6}$/.test(value))
+      throw new ApiError('invalid_request', 'accent_color must be a colour written #rrggbb, e.g. #1d5c3a.', {
+        param: 'accent_color',
+      });
     const contrast = colord(value).contrast('#ffffff');
     if (contrast < leastAccentContrast)
       throw new ApiError(

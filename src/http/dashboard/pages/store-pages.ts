@@ -25,7 +25,7 @@ import {
   updateStore,
   upsertClosure,
 } from '../../../domain/store/store.service.ts';
-import { accentColor, setAccentColor } from '../../../domain/store/storefront-look.ts';
+import { setAccentColor } from '../../../domain/store/storefront-look.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
@@ -61,6 +61,8 @@ interface StorePage {
   view: PageView;
   store: Store;
   plan: Plan;
+  /** The storefront's accent colour, or null (storefront-look.ts). */
+  accentColor: string | null;
   /** The store page's path; the other pages are below it. */
   home: string;
   /** The form as sent (a POST), else empty (each page fills in what it shows). */
@@ -132,12 +134,13 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
       const ctx = await restaurantCtxOrNull(signedIn.ctx, restaurantId, storeManagers);
       if (!ctx) return restaurantNotFound(reply, signedIn.view());
       const view = signedIn.view('dashboard-store');
-      const { store, plan } = await getStoreAndRestaurant(ctx);
+      const { store, plan, accentColor } = await getStoreAndRestaurant(ctx);
       return handler(request, reply, {
         ctx,
         view: { ...view, nav: restaurantNavigation(view, store.id, 'store', 'owner') },
         store,
         plan,
+        accentColor,
         home: `/dashboard/restaurants/${store.id}/store`,
         values: sentValues(request.method === 'POST' ? request.body : {}),
       });
@@ -259,7 +262,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
         values: {
           ...settingsValues(page.store, page.view.locale),
           guest_orders_per_minute: String(await guestOrderLimit(page.ctx)),
-          accent_color: (await accentColor(page.ctx)) ?? '',
+          accent_color: page.accentColor ?? '',
         },
         done: doneOf(request),
       }),

@@ -27,8 +27,7 @@ import { ApiError } from '../../../domain/shared/errors.ts';
 import type { Limiters } from '../../../domain/shared/limits.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import type { Store } from '../../../domain/store/store.schema.ts';
-import { getStore, leadMinutes } from '../../../domain/store/store.service.ts';
-import { accentColor } from '../../../domain/store/storefront-look.ts';
+import { getStoreAndRestaurant, leadMinutes } from '../../../domain/store/store.service.ts';
 import { pickLocale, translator } from '../../../i18n/i18n.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
@@ -194,17 +193,16 @@ export async function storefrontPagesPlugin(
     const restaurant = await restaurantOf(request, slug);
     if (!restaurant) return null;
     const ctx: Ctx = { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' } };
-    const store = await getStore(ctx);
+    const { store, accentColor } = await getStoreAndRestaurant(ctx);
     // Reached by the restaurant's own host, the URL was rewritten (storefront-host.ts).
     const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
     const cart = readCart(request);
     const locale = pickLocale([restaurant.language]);
-    const accent = await accentColor(ctx);
     const view = pageView(locale, 'storefront', {
       brand: {
         name: restaurant.name,
         home: base || '/',
-        stylesheet: accent ? `${base}/accent/${accent.slice(1)}.css` : undefined,
+        stylesheet: accentColor ? `${base}/accent/${accentColor.slice(1)}.css` : undefined,
       },
     });
     return {
@@ -272,6 +270,7 @@ export async function storefrontPagesPlugin(
           allergenKeys,
           dietKeys,
           photoOf,
+          cartCount: count,
           errors: [],
           ...data,
         },
@@ -318,7 +317,6 @@ export async function storefrontPagesPlugin(
     storefrontPage(async (request, reply, page) => {
       const menu = await getMenu(page.ctx);
       const { added } = request.query as { added?: string };
-      const inCart = pricedCart(menu, page.cart, clock.now());
       const filter = menuFilter(menu, request.query as Record<string, unknown>);
       const shown = menu.products.filter((product) => passes(filter, product));
       return show(reply, page, 'menu', {
@@ -327,10 +325,7 @@ export async function storefrontPagesPlugin(
         hidden: menu.products.length - shown.length,
         // Added from the menu: products whose every option group may be left empty.
         addsAtOnce: (product: Product) => groupsOf(menu, product).every((group) => group.min_select === 0),
-        cartTotal: {
-          count: inCart.lines.reduce((sum, line) => sum + line.quantity, 0),
-          subtotal: inCart.subtotal,
-        },
+        cartSubtotal: pricedCart(menu, page.cart, clock.now()).subtotal,
         now: clock.now(),
         onSale: (item: Parameters<typeof onSale>[0]) => onSale(item, clock.now()),
         added: added === '1',
