@@ -174,7 +174,7 @@ test('settings: the state and the form; saved as the JSON API saves them, with s
   assert.match(shown.body, /name="guest_orders_per_minute"[^>]+value="150"/);
   assert.equal(store.guest_orders_per_minute, undefined);
   // So is the storefront's accent colour: none at first, kept in lowercase.
-  assert.match(page.body, /<label for="accent_color">Accent colour/);
+  assert.match(page.body, /<label for="accent_color">Accent colour \(optional\)<\/label>/);
   assert.match(page.body, /name="accent_color"[^>]+value=""/);
   assert.match(shown.body, /name="accent_color"[^>]+value="#7a1f5c"/);
   assert.equal(store.accent_color, undefined);
