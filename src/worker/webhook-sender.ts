@@ -22,6 +22,14 @@ const maxInFlight = 500;
 const maxInFlightPerWebhook = 100;
 /** A claimed delivery whose worker died is sent again this long after its time-out. */
 const leaseMarginMs = 5000;
+/** The first wait before an outcome's failed write is tried again; it doubles each time. */
+const firstRewriteWaitMs = 100;
+
+/** A send's outcome, and when its delivery's lease ends (performance.now()). */
+interface Unwritten {
+  outcome: Outcome;
+  leaseEnds: number;
+}
 
 /**
  * Sends due deliveries (one per worker process), claimed and settled by the rules of
@@ -36,7 +44,7 @@ export class WebhookSender {
   readonly #settings: WebhookDeliverySettings;
   readonly #log: Logger;
   readonly #metrics: Metrics | undefined;
-  readonly #outcomes: DataLoader<Outcome, void>;
+  readonly #outcomes: DataLoader<Unwritten, void>;
   /** Sends not yet written (in flight, or waiting for their outcome's batch). */
   readonly #unwritten = new Set<Promise<void>>();
   /** Sends in flight per webhook. */
@@ -53,18 +61,37 @@ export class WebhookSender {
     this.#settings = settings;
     this.#log = log;
     this.#metrics = metrics;
-    this.#outcomes = new DataLoader<Outcome, void>(
+    this.#outcomes = new DataLoader<Unwritten, void>(
       (batch) =>
         perRestaurant(
           batch,
-          (outcome) => outcome.delivery.tenant_id,
-          async (outcomes, tenantId) => {
-            await writeOutcomes(db, clock, tenantId as string, outcomes);
-            return outcomes.map(() => undefined);
+          ({ outcome }) => outcome.delivery.tenant_id,
+          async (unwritten, tenantId) => {
+            await this.#write(tenantId as string, unwritten);
+            return unwritten.map(() => undefined);
           },
         ),
       { cache: false, maxBatchSize: 200, batchScheduleFn: (write) => setTimeout(write, 5) },
     );
+  }
+
+  /**
+   * Writes one restaurant's outcomes. A write that fails (the database broke a deadlock with it,
+   * no pool connection came in time, a node did not answer) is tried again, after a growing wait,
+   * while the deliveries' leases last: unwritten, they would be sent a second time.
+   */
+  async #write(tenantId: string, unwritten: Unwritten[]): Promise<void> {
+    const leaseEnds = Math.min(...unwritten.map((u) => u.leaseEnds));
+    const outcomes = unwritten.map((u) => u.outcome);
+    for (let wait = firstRewriteWaitMs; ; wait *= 2) {
+      try {
+        return await writeOutcomes(this.#db, this.#clock, tenantId, outcomes);
+      } catch (error) {
+        if (performance.now() + wait >= leaseEnds) throw error;
+        this.#log.warn({ err: error }, 'writing webhook delivery outcomes failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   /** Claims what is due while there is room and starts sending it; returns how many it started. */
@@ -93,15 +120,16 @@ export class WebhookSender {
       this.#claimAgain = room <= 0 || busy.length > 0;
       if (room <= 0) break;
       const leaseMs = this.#settings.timeoutMs + leaseMarginMs;
+      const claiming = performance.now();
       const claimed = await claimDue(this.#db, this.#clock.now(), room, leaseMs, busy);
-      for (const delivery of claimed) this.#start(delivery);
+      for (const delivery of claimed) this.#start(delivery, claiming + leaseMs);
       started += claimed.length;
       if (claimed.length < room) break;
     }
     return started;
   }
 
-  #start(delivery: ClaimedDelivery): void {
+  #start(delivery: ClaimedDelivery, leaseEnds: number): void {
     const count = (delta: number) => {
       this.#inFlight += delta;
       const n = (this.#perWebhook.get(delivery.webhook_id) ?? 0) + delta;
@@ -125,10 +153,10 @@ export class WebhookSender {
           );
       })
       .then(async (outcome) => {
-        await this.#outcomes.load(outcome);
+        await this.#outcomes.load({ outcome, leaseEnds });
         this.#count(outcome);
       })
-      // Unwritten, the delivery is sent again once its lease ends.
+      // Still unwritten when the lease ended, the delivery is sent again.
       .catch((error: unknown) => this.#log.error({ err: error }, 'writing webhook delivery outcomes failed'))
       .finally(() => this.#unwritten.delete(unwritten));
     this.#unwritten.add(unwritten);

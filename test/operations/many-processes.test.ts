@@ -61,6 +61,12 @@ after(async () => {
   await database?.remove();
 });
 
+/** What the workers logged as warnings or errors, for a failure's message. */
+function workersWarned(): string {
+  const lines = workers.flatMap((worker) => worker.logs().filter((line) => Number(line.level) >= 40));
+  return lines.length > 0 ? `; the workers warned: ${JSON.stringify(lines)}` : '';
+}
+
 /** A restaurant with a connected app, made in the database as the harness does. */
 function tenant(options: Parameters<typeof makeTenant>[1] = {}): Promise<Tenant> {
   return withDatabase(database, ({ db }) => makeTenant(systemCtx(db), options));
@@ -241,21 +247,31 @@ describe('2 API and 2 worker processes on one PostgreSQL', { skip }, () => {
 
       const arrived = () =>
         receiver.arrivals.filter((arrival) => arrival.path === paths.get(test.restaurantId));
-      await eventually('every event arrived', () => new Set(arrived().map((a) => a.eventId)).size >= events);
+      await eventually('every event arrived', () => new Set(arrived().map((a) => a.eventId)).size >= events, {
+        describe: workersWarned,
+      });
       // Every delivery is finished in the database: nothing more is on its way.
       await withDatabase(database, ({ db }) =>
-        eventually('every delivery finished', async () => {
-          const open = await db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('tenant_id', '=', test.restaurantId)
-            .where('delivered_at', 'is', null)
-            .execute();
-          return open.length === 0;
-        }),
+        eventually(
+          'every delivery finished',
+          async () => {
+            const open = await db
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('tenant_id', '=', test.restaurantId)
+              .where('delivered_at', 'is', null)
+              .execute();
+            return open.length === 0;
+          },
+          { describe: workersWarned },
+        ),
       );
       const ids = arrived().map((arrival) => arrival.eventId);
-      assert.deepEqual([...ids].sort(), [...feed].sort(), 'each event arrived exactly once');
+      assert.deepEqual(
+        [...ids].sort(),
+        [...feed].sort(),
+        `each event arrived exactly once${workersWarned()}`,
+      );
     }
     for (const worker of workers) assert.equal(worker.child.exitCode, null);
   });
