@@ -175,7 +175,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(consolePlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(dashboardPlugin, { db: deps.db, clock, config: deps.config, limiters });
   await app.register(consolePagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
-  await app.register(dashboardPagesPlugin, { db: deps.db, clock, config: deps.config, limiters });
+  await app.register(dashboardPagesPlugin, {
+    db: deps.db,
+    clock,
+    config: deps.config,
+    limiters,
+    images: deps.images?.fetcher,
+  });
   const storefront = {
     db: deps.db,
     clock,

@@ -15,29 +15,31 @@ export interface HostedImagesOptions {
 }
 
 /**
- * The menu's ImageFetcher: a picture downloaded through the guarded client (image-download.ts),
- * checked and made into its hosted sizes (image-variants.ts), each kept in the store under the
- * SHA-256 of its bytes.
+ * The menu's ImageFetcher: a picture downloaded through the guarded client (image-download.ts)
+ * or uploaded, checked and made into its hosted sizes (image-variants.ts), each kept in the store
+ * under the SHA-256 of its bytes.
  */
 export function hostedImages(options: HostedImagesOptions): ImageFetcher {
   const http = options.http ?? new OutboundHttpClient();
+  const keep = async (bytes: () => Promise<Buffer>): Promise<FetchedImage> => {
+    let variants: Awaited<ReturnType<typeof imageVariants>>;
+    try {
+      variants = await imageVariants(await bytes());
+    } catch (error) {
+      if (error instanceof ImageDownloadError) return { ok: false, error: error.message };
+      throw error;
+    }
+    const sizes: Partial<ImageSizes> = {};
+    for (const { width, bytes } of variants) {
+      const key = `${createHash('sha256').update(bytes).digest('hex')}.webp`;
+      await options.store.put(key, bytes, 'image/webp');
+      sizes[width] = key;
+    }
+    return { ok: true, sizes: sizes as ImageSizes };
+  };
   return {
-    async fetch(url: string): Promise<FetchedImage> {
-      let variants: Awaited<ReturnType<typeof imageVariants>>;
-      try {
-        variants = await imageVariants(await downloadImage(http, url, options.userAgent, options.limits));
-      } catch (error) {
-        if (error instanceof ImageDownloadError) return { ok: false, error: error.message };
-        throw error;
-      }
-      const sizes: Partial<ImageSizes> = {};
-      for (const { width, bytes } of variants) {
-        const key = `${createHash('sha256').update(bytes).digest('hex')}.webp`;
-        await options.store.put(key, bytes, 'image/webp');
-        sizes[width] = key;
-      }
-      return { ok: true, sizes: sizes as ImageSizes };
-    },
+    fetch: (url) => keep(() => downloadImage(http, url, options.userAgent, options.limits)),
+    keep: (bytes) => keep(async () => bytes),
   };
 }
 

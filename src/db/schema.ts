@@ -274,6 +274,9 @@ export interface StoresTable {
   guest_orders_per_minute: Generated<number>;
   /** The storefront's colour, '#rrggbb', or null: Servery's (migration 0035). */
   accent_color: Generated<string | null>;
+  /** The storefront's logo and cover picture: the image store's key by width, or null (migration 0036). */
+  logo_sizes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  cover_sizes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   updated_at: Date;
 }
 

@@ -64,6 +64,51 @@ function imageUrlRefusal(value: string): string | null {
   return range ? `names ${host}, not a public internet address (${range}).` : null;
 }
 
+/** What an owner's upload came to: the image_url it is kept under, or why it was not taken. */
+export type UploadedImage = { ok: true; url: string } | { ok: false; refused: 'unreadable' | 'capped' };
+
+/**
+ * A picture an owner uploaded (the dashboard's product form), checked and kept in the hosted sizes
+ * as a download is, before the write's transaction, and recorded ready under its address on
+ * Servery (`<baseUrl>/images/<key of its large size>`): that address becomes the product's
+ * image_url, an image the restaurant has, never downloaded.
+ * A test restaurant holding its 50 images takes none.
+ */
+export async function keepUploadedImage(
+  ctx: Ctx,
+  keeper: ImageFetcher,
+  bytes: Buffer,
+  baseUrl: string,
+): Promise<UploadedImage> {
+  if ((await roomLeft(ctx)) === 0) return { ok: false, refused: 'capped' };
+  const kept = await keeper.keep(bytes);
+  if (!kept.ok) return { ok: false, refused: 'unreadable' };
+  const url = `${baseUrl}${imagePath(kept.sizes['1200'])}`;
+  await recordFetched(ctx, url, kept);
+  return { ok: true, url };
+}
+
+/**
+ * checkedImageUrl, except that an address the restaurant already has a ready picture of is taken
+ * as it is: an owner's upload, kept under Servery's own address (http on a deployment without
+ * TLS, such as a laptop's), which nothing downloads.
+ */
+export async function acceptedImageUrl(
+  ctx: Ctx,
+  value: string | null,
+  param: string,
+): Promise<string | null> {
+  if (value === null || imageUrlRefusal(value) === null) return value;
+  const hosted = await ctx.db
+    .selectFrom('menu_images')
+    .select('status')
+    .where('tenant_id', '=', tenantOf(ctx))
+    .where('url_hash', '=', imageUrlHash(value))
+    .where('status', '=', 'ready')
+    .executeTakeFirst();
+  return hosted ? value : checkedImageUrl(value, param);
+}
+
 /** Step 1: downloads new URLs within the request's budget, before the write's transaction (see above). */
 export async function downloadNewImages(ctx: Ctx, urls: Iterable<string | null | undefined>): Promise<void> {
   const fetcher = ctx.images;

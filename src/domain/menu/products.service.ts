@@ -16,7 +16,7 @@ import {
   type TaxClass,
   type TaxRates,
 } from './menu.schema.ts';
-import { checkedImageUrl, maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
+import { acceptedImageUrl, maxTestRestaurantImages, productImages, takeImages } from './menu-images.ts';
 import {
   changedFields,
   checkExternalIdFree,
@@ -241,7 +241,7 @@ export async function createProduct(ctx: Ctx, input: ProductInput): Promise<Prod
   if (categoryId !== null) await checkCategoryForProduct(ctx, categoryId);
   const allergens = normalizeAllergens(input.allergens ?? [], 'allergens');
   const diets = normalizeDiets(input.diets ?? [], 'diets');
-  const imageUrl = checkedImageUrl(input.image_url ?? null, 'image_url');
+  const imageUrl = await acceptedImageUrl(ctx, input.image_url ?? null, 'image_url');
   if (imageUrl !== null) await takeProductImage(ctx, imageUrl);
   const sharedGroups =
     input.option_group_ids === undefined ? [] : await checkedGroupLinks(ctx, null, input.option_group_ids);
@@ -324,7 +324,9 @@ async function patched(ctx: Ctx, current: StoredProduct, patch: ProductPatch, vi
       patch.allergens === undefined ? current.allergens : normalizeAllergens(patch.allergens, 'allergens'),
     diets: patch.diets === undefined ? current.diets : normalizeDiets(patch.diets, 'diets'),
     image_url:
-      patch.image_url === undefined ? current.image_url : checkedImageUrl(patch.image_url, 'image_url'),
+      patch.image_url === undefined
+        ? current.image_url
+        : await acceptedImageUrl(ctx, patch.image_url, 'image_url'),
     tax_class: patch.tax_class === undefined ? current.tax_class : patch.tax_class,
   };
 }

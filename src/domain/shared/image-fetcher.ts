@@ -1,6 +1,6 @@
 /*
- * What the menu's image rules need of the outside world: a picture fetched, checked and kept in
- * its hosted sizes. The download (the guarded outbound client), the checks and resizing (sharp)
+ * What the menu's image rules need of the outside world: a picture fetched (or uploaded), checked
+ * and kept in its hosted sizes. The download (the guarded outbound client), the checks and resizing (sharp)
  * and the storage are infrastructure: src/adapters/hosted-images.ts.
  */
 
@@ -21,4 +21,6 @@ export interface ImageFetcher {
    * store failed, e.g. a full disk), which says nothing about the URL: it is to be tried again.
    */
   fetch(url: string): Promise<FetchedImage>;
+  /** Checks and keeps a picture given as bytes (an owner's upload), as `fetch` does a downloaded one. */
+  keep(bytes: Buffer): Promise<FetchedImage>;
 }

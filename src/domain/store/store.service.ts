@@ -18,6 +18,7 @@ import { type EventType, recordEvent } from '../events/events.store.ts';
 import { checkOrderStatuses, finalOrderStatuses } from '../orders/order-status.ts';
 import { type Clock, type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
+import type { ImageSizes } from '../shared/image-fetcher.ts';
 import { type Feature, features, requireFeature } from '../shared/plans.ts';
 import type { Plan } from '../shared/scopes.ts';
 import { characterCount } from '../shared/text.ts';
@@ -38,6 +39,7 @@ import {
   type StorePatch,
   type StoreSettingsPatch,
 } from './store.schema.ts';
+import type { StorefrontLook } from './storefront-look.ts';
 
 /** Special days a restaurant may have ahead (spec: Limits). */
 export const maxSpecialDays = 60;
@@ -108,6 +110,8 @@ function storeQuery(tenantId: string, since: Date, lock: boolean) {
       's.busy_extra_minutes',
       's.busy_until',
       's.accent_color',
+      's.logo_sizes',
+      's.cover_sizes',
     ])
     .select(
       sql<Array<Omit<Closure, 'object'>>>`(
@@ -184,8 +188,7 @@ interface LoadedStore {
   livemode: boolean;
   plan: Plan;
   country: string | null;
-  /** The storefront's accent colour (storefront-look.ts), or null. */
-  accentColor: string | null;
+  look: StorefrontLook;
   /** A busy period still stored whose `until` has passed (shown as no busy mode): the worker's to end. */
   endedBusy: Store['busy'];
 }
@@ -249,7 +252,11 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     livemode: row.livemode,
     plan: row.plan,
     country: row.country,
-    accentColor: row.accent_color,
+    look: {
+      accentColor: row.accent_color,
+      logo: row.logo_sizes as ImageSizes | null,
+      cover: row.cover_sizes as ImageSizes | null,
+    },
     endedBusy: busyActive ? null : busy,
   };
 }
@@ -261,17 +268,17 @@ export async function getStore(ctx: Ctx): Promise<Store> {
 /**
  * The store with what else its read has of the restaurant: the plan (the dashboard shows the order
  * types it lacks), whether it is live and its tax country setting (placing an order), and the
- * storefront's accent colour.
+ * storefront's look.
  */
 export async function getStoreAndRestaurant(ctx: Ctx): Promise<{
   store: Store;
   plan: Plan;
   livemode: boolean;
   country: string | null;
-  accentColor: string | null;
+  look: StorefrontLook;
 }> {
-  const { store, plan, livemode, country, accentColor } = await loadStore(ctx, false);
-  return { store, plan, livemode, country, accentColor };
+  const { store, plan, livemode, country, look } = await loadStore(ctx, false);
+  return { store, plan, livemode, country, look };
 }
 
 /** The plans that include an order type, or null when every plan does. */

@@ -2,15 +2,28 @@ import { colord, extend } from 'colord';
 import a11yPlugin from 'colord/plugins/a11y';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
+import type { ImageSizes } from '../shared/image-fetcher.ts';
 
 extend([a11yPlugin]);
 
 /*
- * How a restaurant's storefront looks beyond its name: the accent colour of its header, buttons
- * and links, set by its owner in the dashboard. White text is drawn on it and it is drawn on
- * white, so a colour is taken only when the two read well: a contrast of at least 4.5:1, WCAG AA
- * for normal text (colord's a11y plugin computes it).
+ * How a restaurant's storefront looks beyond its name, set by its owner in the dashboard: the
+ * accent colour of its header, buttons and links, its logo and its cover picture. White text is
+ * drawn on the colour and it is drawn on white, so a colour is taken only when the two read well:
+ * a contrast of at least 4.5:1, WCAG AA for normal text (colord's a11y plugin computes it). The
+ * pictures are uploads kept in the hosted sizes as menu photos are (ImageFetcher.keep).
  */
+
+/** The storefront's look as its pages draw it (read with the store: getStoreAndRestaurant). */
+export interface StorefrontLook {
+  /** '#rrggbb', or null: Servery's own. */
+  accentColor: string | null;
+  logo: ImageSizes | null;
+  cover: ImageSizes | null;
+}
+
+/** Which of the storefront's pictures. */
+export type StorefrontPicture = 'logo' | 'cover';
 
 /** WCAG AA's least contrast for normal text. */
 export const leastAccentContrast = 4.5;
@@ -37,6 +50,20 @@ export async function setAccentColor(ctx: Ctx, value: string | null): Promise<vo
   await ctx.db
     .updateTable('stores')
     .set({ accent_color: value?.toLowerCase() ?? null })
+    .where('tenant_id', '=', tenantOf(ctx))
+    .execute();
+}
+
+/** Sets the storefront's logo or cover picture to a kept picture's sizes, or removes it (null). */
+export async function setStorefrontPicture(
+  ctx: Ctx,
+  picture: StorefrontPicture,
+  sizes: ImageSizes | null,
+): Promise<void> {
+  const value = sizes && JSON.stringify(sizes);
+  await ctx.db
+    .updateTable('stores')
+    .set(picture === 'logo' ? { logo_sizes: value } : { cover_sizes: value })
     .where('tenant_id', '=', tenantOf(ctx))
     .execute();
 }

@@ -32,7 +32,7 @@ export interface PageView {
    * A restaurant's own pages (its storefront): its name heads the header (the pages' titles carry
    * it), and Servery is named only in the footer; its accent colour's stylesheet, if it has one.
    */
-  brand?: { name: string; home: string; stylesheet?: string };
+  brand?: { name: string; home: string; stylesheet?: string; logo?: string };
   nav?: NavItem[];
   /** The signed-in account and its sign-out form. */
   account?: { email: string; signOutAction: string; csrfToken: string };

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import { restaurantsOfAccount } from '../../../domain/restaurants/restaurants-of-account.ts';
+import type { ImageFetcher } from '../../../domain/shared/image-fetcher.ts';
 import { dashboardSessions } from '../../shared/sessions.ts';
 import { accountPages } from '../../web/account-pages.ts';
+import { formUploads } from '../../web/form-uploads.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
 import { appsPages } from './apps-pages.ts';
@@ -25,8 +27,13 @@ import { webhooksPages } from './webhooks-pages.ts';
  */
 export async function dashboardPagesPlugin(
   app: FastifyInstance,
-  options: SignedInPagesOptions & { config: TablesPagesConfig },
+  options: SignedInPagesOptions & {
+    config: TablesPagesConfig;
+    /** Keeps the photos owners upload (absent: the menu editor offers no upload). */
+    images?: ImageFetcher;
+  },
 ): Promise<void> {
+  await formUploads(app);
   const signedInPage = await signedInPages(app, options, {
     sessions: dashboardSessions,
     namespace: 'dashboard',
@@ -58,7 +65,7 @@ export async function dashboardPagesPlugin(
     }),
   );
 
-  menuPages(app, signedInPage);
+  menuPages(app, signedInPage, options.images && { keeper: options.images, baseUrl: options.config.baseUrl });
   ordersPages(app, signedInPage);
   storePages(app, signedInPage);
   tablesPages(app, signedInPage, options.config);

@@ -158,6 +158,7 @@ export function productValues(product: Product, currency: string, locale: Locale
     ...labelValues('diets', product.diets, dietKeys),
     tax_class: product.tax_class ?? '',
     option_group_ids: product.option_group_ids,
+    image_url: product.image_url ?? '',
   };
 }
 

@@ -10,6 +10,7 @@ import {
   OptionGroupPatchSchema,
   OptionInputSchema,
   OptionPatchSchema,
+  type Product,
   ProductInputSchema,
   ProductPatchSchema,
 } from '../../../domain/menu/menu.schema.ts';
@@ -47,6 +48,7 @@ import {
   productValues,
   sentValues,
 } from './menu-forms.ts';
+import { type PhotoUploads, photoShown, type SentPhoto, sentPhoto } from './menu-photo.ts';
 import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
 
 /** Who edits the menu: its owners, as in the JSON API (menu.route.ts). */
@@ -81,6 +83,8 @@ interface ObjectForm {
   noun: 'category' | 'product' | 'group' | 'option';
   /** Query fields the `new` form starts with (`?category_id=` from the category's link). */
   presets: readonly string[];
+  /** Its form carries a photo (menu-photo.ts). */
+  photo?: true;
   find(menu: Menu, id: string): object | undefined;
   shown(object: never, page: MenuPage): FormValues;
   /** The sent form as the service's input, read before the write (so `form.invalid` is complete). */
@@ -88,6 +92,16 @@ interface ObjectForm {
   create(ctx: Ctx, input: never, form: FormReader): Promise<{ id: string }>;
   update(ctx: Ctx, id: string, patch: never): Promise<unknown>;
   remove(ctx: Ctx, id: string): Promise<unknown>;
+}
+
+/**
+ * A product form's input checked as the API's, but for its image_url, which the service checks
+ * (acceptedImageUrl): an upload's address on a deployment without TLS is http, which the API's
+ * schema refuses.
+ */
+function checkedWithPhoto<T extends { image_url?: string | null }>(schema: object, input: T): T {
+  const { image_url, ...fields } = input;
+  return { ...checkedInput(schema, fields), ...(image_url !== undefined && { image_url }) } as T;
 }
 
 const optionsOf = (menu: Menu) => menu.option_groups.flatMap((group) => group.options);
@@ -114,11 +128,12 @@ const objectForms: readonly ObjectForm[] = [
     template: 'menu-product',
     noun: 'product',
     presets: ['category_id'],
+    photo: true,
     find: (menu, id) => menu.products.find((product) => product.id === id),
     shown: (product, page) => productValues(product, page.menu.currency, page.view.locale),
     read: (form, page) => productInput(form, page.menu.currency),
-    create: (ctx, input) => createProduct(ctx, checkedInput(ProductInputSchema, input)),
-    update: (ctx, id, patch) => updateProduct(ctx, id, checkedInput(ProductPatchSchema, patch)),
+    create: (ctx, input) => createProduct(ctx, checkedWithPhoto(ProductInputSchema, input)),
+    update: (ctx, id, patch) => updateProduct(ctx, id, checkedWithPhoto(ProductPatchSchema, patch)),
     remove: deleteProduct,
   },
   {
@@ -169,7 +184,7 @@ const formBodyLimit = 64 * 1024;
  * shows the form again (400) with the error beside its field (the refusal's `param`) and in the
  * summary above.
  */
-export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
+export function menuPages(app: FastifyInstance, signedInPage: Wrap, photos?: PhotoUploads): void {
   const withCsrf = { preHandler: app.csrfProtection, bodyLimit: formBodyLimit };
   const base = '/dashboard/restaurants/:restaurantId/menu';
 
@@ -228,8 +243,8 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
   /**
    * Runs a write in one transaction, then sends the browser to the menu page, at `anchor` (the
    * write's answer gives its id) with the `done` message. An input the form could not read
-   * (`invalid` fields) or a service refused (400 with `param`) goes to `refused`; an object gone
-   * meanwhile is the not-on-the-menu page.
+   * (`invalid` fields, or `attached` errors of what came with it: a photo) or a service refused
+   * (400 with `param`) goes to `refused`; an object gone meanwhile is the not-on-the-menu page.
    */
   async function write(
     reply: FastifyReply,
@@ -238,8 +253,10 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
     work: (ctx: Ctx) => Promise<unknown>,
     done: { message: string; anchor?: (id: string) => string },
     refused: (errors: FormError[]) => FastifyReply,
+    attached: readonly FormError[] = [],
   ): Promise<FastifyReply> {
-    if (form.invalid.length > 0) return refused(fieldErrors(page.view.t, form.invalid));
+    if (form.invalid.length > 0 || attached.length > 0)
+      return refused([...fieldErrors(page.view.t, form.invalid), ...attached]);
     let result: unknown;
     try {
       result = await writeTransaction(page.ctx.db, (trx) => work({ ...page.ctx, db: trx }));
@@ -336,10 +353,24 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
           object,
           action: `${page.home}/${kind.path}${object ? `/${(object as { id: string }).id}` : ''}`,
           errors,
+          uploads: kind.photo && photos !== undefined,
+          photo:
+            kind.photo && photos
+              ? photoShown(object as Product | null, String(page.values.image_url ?? ''), photos.baseUrl)
+              : null,
         },
         errors.length > 0 ? 400 : 200,
       );
     const anchor = (id: string) => `${kind.noun}-${id}`;
+    /** The form's photo, if it has one; the form shown again keeps the one taken. */
+    const attached = async (request: FastifyRequest, page: MenuPage, form: FormReader) => {
+      const sent: SentPhoto = kind.photo
+        ? await sentPhoto(request, page.ctx, form, page.view, photos)
+        : { input: {}, errors: [] };
+      const taken = sent.input.image_url;
+      const values = taken === undefined ? page.values : { ...page.values, image_url: taken ?? '' };
+      return { ...sent, page: { ...page, values } };
+    };
 
     app.get(
       `${base}/${kind.path}/new`,
@@ -354,16 +385,18 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
     app.post(
       `${base}/${kind.path}`,
       withCsrf,
-      menuPage(async (_request, reply, page) => {
-        const form = new FormReader(page.values);
-        const input = kind.read(form, page);
+      menuPage(async (request, reply, sentPage) => {
+        const form = new FormReader(sentPage.values);
+        const { input: photo, errors, page } = await attached(request, sentPage, form);
+        const input = { ...kind.read(form, page), ...photo };
         return write(
           reply,
           page,
           form,
           (ctx) => kind.create(ctx, input as never, form),
           { message: `${kind.noun}Created`, anchor },
-          (errors) => showForm(reply, page, null, errors),
+          (refusals) => showForm(reply, page, null, refusals),
+          errors,
         );
       }),
     );
@@ -378,12 +411,13 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
     app.post(
       `${base}/${kind.path}/:id`,
       withCsrf,
-      menuPage(async (request, reply, page) => {
+      menuPage(async (request, reply, sentPage) => {
         const id = idOf(request);
-        const object = kind.find(page.menu, id);
-        if (!object) return notOnMenu(reply, page);
-        const form = new FormReader(page.values);
-        const patch = kind.read(form, page);
+        const object = kind.find(sentPage.menu, id);
+        if (!object) return notOnMenu(reply, sentPage);
+        const form = new FormReader(sentPage.values);
+        const { input: photo, errors, page } = await attached(request, sentPage, form);
+        const patch = { ...kind.read(form, page), ...photo };
         return write(
           reply,
           page,
@@ -393,7 +427,8 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap): void {
             return { id };
           },
           { message: `${kind.noun}Saved`, anchor },
-          (errors) => showForm(reply, page, object, errors),
+          (refusals) => showForm(reply, page, object, refusals),
+          errors,
         );
       }),
     );

@@ -25,7 +25,7 @@ import {
   updateStore,
   upsertClosure,
 } from '../../../domain/store/store.service.ts';
-import { setAccentColor } from '../../../domain/store/storefront-look.ts';
+import { type StorefrontLook, setAccentColor } from '../../../domain/store/storefront-look.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
@@ -61,8 +61,8 @@ interface StorePage {
   view: PageView;
   store: Store;
   plan: Plan;
-  /** The storefront's accent colour, or null (storefront-look.ts). */
-  accentColor: string | null;
+  /** The storefront's colour and pictures (storefront-look.ts). */
+  look: StorefrontLook;
   /** The store page's path; the other pages are below it. */
   home: string;
   /** The form as sent (a POST), else empty (each page fills in what it shows). */
@@ -134,13 +134,13 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
       const ctx = await restaurantCtxOrNull(signedIn.ctx, restaurantId, storeManagers);
       if (!ctx) return restaurantNotFound(reply, signedIn.view());
       const view = signedIn.view('dashboard-store');
-      const { store, plan, accentColor } = await getStoreAndRestaurant(ctx);
+      const { store, plan, look } = await getStoreAndRestaurant(ctx);
       return handler(request, reply, {
         ctx,
         view: { ...view, nav: restaurantNavigation(view, store.id, 'store', 'owner') },
         store,
         plan,
-        accentColor,
+        look,
         home: `/dashboard/restaurants/${store.id}/store`,
         values: sentValues(request.method === 'POST' ? request.body : {}),
       });
@@ -262,7 +262,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
         values: {
           ...settingsValues(page.store, page.view.locale),
           guest_orders_per_minute: String(await guestOrderLimit(page.ctx)),
-          accent_color: page.accentColor ?? '',
+          accent_color: page.look.accentColor ?? '',
         },
         done: doneOf(request),
       }),

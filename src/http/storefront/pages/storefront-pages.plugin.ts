@@ -8,6 +8,7 @@ import { allergenKeys } from '../../../domain/menu/allergen-names.ts';
 import { dietKeys } from '../../../domain/menu/diet-names.ts';
 import type { Menu, Product } from '../../../domain/menu/menu.schema.ts';
 import { getMenu } from '../../../domain/menu/menu.service.ts';
+import { imagePath } from '../../../domain/menu/menu-images.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
 import {
   pausedWithoutEnd,
@@ -70,6 +71,8 @@ export interface Storefront {
   store: Store;
   /** The restaurant takes table bookings from guests (booking-pages.ts). */
   bookable: boolean;
+  /** The cover picture atop the menu by width (paths of its hosted sizes), or null. */
+  cover: Record<'400' | '1200', string> | null;
   /** `/s/<slug>`, or empty on the restaurant's own host (storefront-host.ts): links start with it. */
   base: string;
   /** The cart cookie's path. */
@@ -193,7 +196,7 @@ export async function storefrontPagesPlugin(
     const restaurant = await restaurantOf(request, slug);
     if (!restaurant) return null;
     const ctx: Ctx = { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' } };
-    const { store, accentColor } = await getStoreAndRestaurant(ctx);
+    const { store, look } = await getStoreAndRestaurant(ctx);
     // Reached by the restaurant's own host, the URL was rewritten (storefront-host.ts).
     const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
     const cart = readCart(request);
@@ -202,7 +205,8 @@ export async function storefrontPagesPlugin(
       brand: {
         name: restaurant.name,
         home: base || '/',
-        stylesheet: accentColor ? `${base}/accent/${accentColor.slice(1)}.css` : undefined,
+        stylesheet: look.accentColor ? `${base}/accent/${look.accentColor.slice(1)}.css` : undefined,
+        logo: look.logo ? imagePath(look.logo['400']) : undefined,
       },
     });
     return {
@@ -210,6 +214,7 @@ export async function storefrontPagesPlugin(
       restaurant,
       store,
       bookable: takesGuestBookings(restaurant.plan, store),
+      cover: look.cover && { '400': imagePath(look.cover['400']), '1200': imagePath(look.cover['1200']) },
       base,
       cookiePath: base || '/',
       cart,
@@ -260,6 +265,7 @@ export async function storefrontPagesPlugin(
         {
           restaurant: page.restaurant,
           store: page.store,
+          cover: page.cover,
           base: page.base,
           money: page.money,
           time: page.time,
