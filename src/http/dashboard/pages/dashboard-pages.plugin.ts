@@ -29,7 +29,7 @@ export async function dashboardPagesPlugin(
   app: FastifyInstance,
   options: SignedInPagesOptions & {
     config: TablesPagesConfig;
-    /** Keeps the photos owners upload (absent: the menu editor offers no upload). */
+    /** Keeps the pictures owners upload: dishes' photos, the storefront's logo and cover (absent: no upload). */
     images?: ImageFetcher;
   },
 ): Promise<void> {
@@ -67,7 +67,7 @@ export async function dashboardPagesPlugin(
 
   menuPages(app, signedInPage, options.images && { keeper: options.images, baseUrl: options.config.baseUrl });
   ordersPages(app, signedInPage);
-  storePages(app, signedInPage);
+  storePages(app, signedInPage, options.images);
   tablesPages(app, signedInPage, options.config);
   reservationsPages(app, signedInPage, options.config);
   appsPages(app, signedInPage);

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { imagePath } from '../../../domain/menu/menu-images.ts';
 import { usableOrderStatuses } from '../../../domain/orders/order-status.ts';
 import { restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
+import type { ImageFetcher } from '../../../domain/shared/image-fetcher.ts';
 import type { Plan } from '../../../domain/shared/scopes.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { guestOrderLimit, setGuestOrderLimit } from '../../../domain/store/guest-limits.ts';
@@ -25,7 +27,12 @@ import {
   updateStore,
   upsertClosure,
 } from '../../../domain/store/store.service.ts';
-import { type StorefrontLook, setAccentColor } from '../../../domain/store/storefront-look.ts';
+import {
+  type StorefrontLook,
+  type StorefrontPicture,
+  setAccentColor,
+  setStorefrontPicture,
+} from '../../../domain/store/storefront-look.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { formatDateTime } from '../../web/local-time.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
@@ -51,6 +58,7 @@ import {
   specialDayInput,
   specialDayRows,
 } from './store-forms.ts';
+import { sentPicture, storefrontPictures } from './store-pictures.ts';
 
 /** Who manages the store: its owners, as in the JSON API (store.route.ts). */
 const storeManagers: readonly Role[] = ['owner'];
@@ -124,7 +132,7 @@ interface Refusal {
  * its field (the refusal's `param`) and in the summary above; nothing is saved. Times are the
  * restaurant's wall-clock times, whatever the browser's zone.
  */
-export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
+export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: ImageFetcher): void {
   const withCsrf = { preHandler: app.csrfProtection };
   const base = '/dashboard/restaurants/:restaurantId/store';
 
@@ -253,6 +261,11 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
     show(reply, page, settings, form, {
       orderTypeChoices: orderTypeChoices(page),
       orderStatuses: usableOrderStatuses,
+      pictures: pictures ? storefrontPictures : [],
+      shownPicture: (name: StorefrontPicture) => {
+        const sizes = page.look[name];
+        return sizes && imagePath(sizes['400']);
+      },
     });
 
   app.get(
@@ -272,7 +285,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
   app.post(
     base,
     withCsrf,
-    storePage(async (_request, reply, page) => {
+    storePage(async (request, reply, page) => {
       const form = new FormReader(page.values);
       const patch = settingsInput(form, page.store.currency);
       // Not fields of the API's store: the guest limit and the storefront's look are the owner's
@@ -280,6 +293,11 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
       const guestOrders = form.integer('guest_orders_per_minute');
       if (guestOrders === undefined) form.invalid.push('guest_orders_per_minute');
       const accent = form.optionalText('accent_color');
+      const sent = await Promise.all(
+        storefrontPictures.map(
+          async (name) => [name, await sentPicture(request, form, name, pictures)] as const,
+        ),
+      );
       return write(
         reply,
         page,
@@ -288,6 +306,8 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap): void {
           await updateStore(ctx, checkedInput(StoreSettingsPatchSchema, patch));
           await setGuestOrderLimit(ctx, guestOrders ?? 0);
           await setAccentColor(ctx, accent ?? null);
+          for (const [name, sizes] of sent)
+            if (sizes !== undefined) await setStorefrontPicture(ctx, name, sizes);
         },
         { to: page.home, message: 'settingsSaved' },
         {
