@@ -96,6 +96,26 @@ test('every form page opens; refusals beside their fields; writes go on to the m
   assert.deepEqual(await errorsOf('/products', { name: 'X', price: '-1' }), [
     ['price', 'Enter the price as an amount, for example 9.50.'],
   ]);
+  // Every error of a submit at once, in the form's order: what the form cannot read and what the
+  // API's schema refuses alike.
+  assert.deepEqual(
+    await errorsOf('/products', {
+      name: '',
+      description: 'd'.repeat(2001),
+      price: '-1',
+      position: '1000001',
+    }),
+    [
+      ['name', 'Enter a name, without control characters and not too long.'],
+      ['description', 'Enter a description of at most 2000 characters.'],
+      ['price', 'Enter the price as an amount, for example 9.50.'],
+      ['position', 'Enter a whole number from 0 to 100000, or leave it empty.'],
+    ],
+  );
+  assert.deepEqual(await errorsOf('/categories', { name: '', position: '-2' }), [
+    ['name', 'Enter a name, without control characters and not too long.'],
+    ['position', 'Enter a whole number from 0 to 100000, or leave it empty.'],
+  ]);
   assert.deepEqual(
     await errorsOf(`/option-groups/${extras.id}`, { name: 'Extras', min_select: '3', max_select: '2' }),
     [['min_select', 'Enter a whole number from 0 to 20, not more than the most to choose.']],

@@ -237,6 +237,22 @@ test('settings: each refusal beside its field, nothing saved', async () => {
   const after = (await pages.get('')).body;
   assert.match(after, /name="guest_orders_per_minute"[^>]+value="60"/, 'the limit unchanged');
   assert.match(after, /name="accent_color"[^>]+value=""/, 'no accent colour taken');
+  // Every error of a submit at once, in the form's order: what the form cannot read and what the
+  // API's schema refuses alike.
+  const wrong: Record<string, string> = {
+    pickup_minutes: '241',
+    delivery_minutes: 'soon',
+    phone: '1'.repeat(41),
+  };
+  const several = await pages.post(
+    '',
+    settings.map(([name, value]) => [name, wrong[name] ?? value]),
+  );
+  assert.equal(several.statusCode, 400);
+  assert.deepEqual(
+    [...several.body.matchAll(/<p class="field-error" id="([^"]+)-error">/g)].map((m) => m[1]),
+    ['pickup_minutes', 'delivery_minutes', 'phone'],
+  );
   // A refused form shows what was sent, and its summary links to the field.
   const refused = await pages.post('', withField('min_order', 'abc'));
   assert.match(refused.body, /name="min_order"[^>]+value="abc"/);

@@ -14,9 +14,9 @@ import { parseTimestamp } from '../../domain/shared/timestamps.ts';
  * (src/domain/shared/text.ts); `date-time` is the one timestamp reader (src/domain/shared/timestamps.ts) and
  * `date` a real calendar date.
  */
-function ajv(coerce: boolean): Ajv {
+function ajv(coerce: boolean, allErrors = false): Ajv {
   const instance = new Ajv({
-    allErrors: false,
+    allErrors,
     removeAdditional: false,
     useDefaults: true,
     coerceTypes: coerce,
@@ -29,6 +29,8 @@ function ajv(coerce: boolean): Ajv {
 
 const strict = ajv(false);
 const coercing = ajv(true);
+/** For a page's form, which shows every problem of a submit at once. */
+const everyProblem = ajv(false, true);
 
 type Problem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'>;
 
@@ -150,4 +152,17 @@ export function checkedInput<T>(schema: object, value: T): T {
   const problem = validate(value) ? textProblemIn(value) : (validate.errors?.[0] ?? null);
   if (problem) throw validationError(problem as never, 'body');
   return value;
+}
+
+/**
+ * Every field of `value` the API's schema of the input refuses (their `param`s, each once), for a
+ * page's form to show all of a submit's errors at once: checkedInput stops at the first, as the
+ * API's answer names one.
+ */
+export function inputProblems(schema: object, value: unknown): string[] {
+  const validate = everyProblem.compile(schema);
+  const text = textProblemIn(value);
+  const problems = text ? [text] : validate(value) ? [] : (validate.errors ?? []);
+  const params = problems.map((problem) => validationError(problem as ErrorObject, 'body').param);
+  return [...new Set(params.filter((param): param is string => param !== undefined))];
 }

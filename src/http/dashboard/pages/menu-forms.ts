@@ -9,6 +9,7 @@ import {
   taxClasses,
 } from '../../../domain/menu/menu.schema.ts';
 import type { Locale } from '../../../i18n/i18n.ts';
+import { inputProblems } from '../../shared/validation.ts';
 import { moneyInputValue, parseMoney } from '../../web/money.ts';
 import type { FormError } from '../../web/page.ts';
 
@@ -79,6 +80,18 @@ export class FormReader {
     const minor = parseMoney(this.text(name), currency, signed);
     if (minor === null) this.invalid.push(name);
     return minor ?? 0;
+  }
+
+  /**
+   * Notes every field whose value in `input` (read from this form) the API's schema refuses,
+   * `fieldOf` naming the field of a `param`; then the invalid fields stand in the form's order.
+   */
+  check(schema: object, input: object, fieldOf: (param: string) => string): void {
+    for (const field of inputProblems(schema, input).map(fieldOf))
+      if (!this.invalid.includes(field)) this.invalid.push(field);
+    const order = Object.keys(this.values);
+    const place = (field: string) => (order.includes(field) ? order.indexOf(field) : order.length);
+    this.invalid.sort((a, b) => place(a) - place(b));
   }
 
   /** One of `allowed`, or null when empty. */

@@ -89,6 +89,8 @@ interface ObjectForm {
   shown(object: never, page: MenuPage): FormValues;
   /** The sent form as the service's input, read before the write (so `form.invalid` is complete). */
   read(form: FormReader, page: MenuPage): object;
+  /** The API's schemas of that input, checked before the write for every refused field at once. */
+  schemas: { create: object; update: object };
   create(ctx: Ctx, input: never, form: FormReader): Promise<{ id: string }>;
   update(ctx: Ctx, id: string, patch: never): Promise<unknown>;
   remove(ctx: Ctx, id: string): Promise<unknown>;
@@ -119,6 +121,7 @@ const objectForms: readonly ObjectForm[] = [
     find: (menu, id) => menu.categories.find((category) => category.id === id),
     shown: categoryValues,
     read: categoryInput,
+    schemas: { create: CategoryInputSchema, update: CategoryPatchSchema },
     create: (ctx, input) => createCategory(ctx, checkedInput(CategoryInputSchema, input)),
     update: (ctx, id, patch) => updateCategory(ctx, id, checkedInput(CategoryPatchSchema, patch)),
     remove: deleteCategory,
@@ -132,6 +135,7 @@ const objectForms: readonly ObjectForm[] = [
     find: (menu, id) => menu.products.find((product) => product.id === id),
     shown: (product, page) => productValues(product, page.menu.currency, page.view.locale),
     read: (form, page) => productInput(form, page.menu.currency),
+    schemas: { create: ProductInputSchema, update: ProductPatchSchema },
     create: (ctx, input) => createProduct(ctx, checkedWithPhoto(ProductInputSchema, input)),
     update: (ctx, id, patch) => updateProduct(ctx, id, checkedWithPhoto(ProductPatchSchema, patch)),
     remove: deleteProduct,
@@ -144,6 +148,7 @@ const objectForms: readonly ObjectForm[] = [
     find: (menu, id) => menu.option_groups.find((group) => group.id === id),
     shown: optionGroupValues,
     read: optionGroupInput,
+    schemas: { create: OptionGroupInputSchema, update: OptionGroupPatchSchema },
     create: (ctx, input) => createOptionGroup(ctx, checkedInput(OptionGroupInputSchema, input)),
     update: (ctx, id, patch) => updateOptionGroup(ctx, id, checkedInput(OptionGroupPatchSchema, patch)),
     remove: deleteOptionGroup,
@@ -157,6 +162,7 @@ const objectForms: readonly ObjectForm[] = [
     find: (menu, id) => optionsOf(menu).find((option) => option.id === id),
     shown: (option, page) => optionValues(option, page.menu.currency, page.view.locale),
     read: (form, page) => optionInput(form, page.menu.currency),
+    schemas: { create: OptionInputSchema, update: OptionPatchSchema },
     create: (ctx, input, form) =>
       createOption(ctx, form.text('group_id'), checkedInput(OptionInputSchema, input)),
     update: (ctx, id, patch) => updateOption(ctx, id, checkedInput(OptionPatchSchema, patch)),
@@ -388,7 +394,9 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap, photos?: Pho
       menuPage(async (request, reply, sentPage) => {
         const form = new FormReader(sentPage.values);
         const { input: photo, errors, page } = await attached(request, sentPage, form);
-        const input = { ...kind.read(form, page), ...photo };
+        const read = kind.read(form, page);
+        form.check(kind.schemas.create, read, fieldOf);
+        const input = { ...read, ...photo };
         return write(
           reply,
           page,
@@ -417,7 +425,9 @@ export function menuPages(app: FastifyInstance, signedInPage: Wrap, photos?: Pho
         if (!object) return notOnMenu(reply, sentPage);
         const form = new FormReader(sentPage.values);
         const { input: photo, errors, page } = await attached(request, sentPage, form);
-        const patch = { ...kind.read(form, page), ...photo };
+        const read = kind.read(form, page);
+        form.check(kind.schemas.update, read, fieldOf);
+        const patch = { ...read, ...photo };
         return write(
           reply,
           page,

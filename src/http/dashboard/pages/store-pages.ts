@@ -288,6 +288,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     storePage(async (request, reply, page) => {
       const form = new FormReader(page.values);
       const patch = settingsInput(form, page.store.currency);
+      form.check(StoreSettingsPatchSchema, patch, settingsFieldOf);
       // Not fields of the API's store: the guest limit and the storefront's look are the owner's
       // alone (guest-limits.ts, storefront-look.ts).
       const guestOrders = form.integer('guest_orders_per_minute');
@@ -298,6 +299,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
           async (name) => [name, await sentPicture(request, form, name, pictures)] as const,
         ),
       );
+      form.check(StoreSettingsPatchSchema, patch, settingsFieldOf);
       return write(
         reply,
         page,
