@@ -239,6 +239,20 @@ test('every field refused beside it, the bad redirect URI named; nothing is crea
     assert.match(res.body, new RegExp(`<a href="#${field}">`), 'the summary links to the field');
     assert.equal(secretOn(res), undefined);
   }
+  // Every error of a submit at once, in the form's order.
+  const several = await dev.post('/console/apps', {
+    ...confidential,
+    name: '',
+    redirect_uris: 'kds:/callback',
+    scopes: [],
+    website: 'kds.example.test',
+  });
+  assert.equal(several.statusCode, 400);
+  assert.deepEqual(
+    fieldErrorsOf(several).map(([field]) => field),
+    ['name', 'redirect_uris', 'scopes', 'website'],
+  );
+  assert.equal((several.body.match(/<li><a href="#/g) ?? []).length, 4, 'the summary lists all four');
   // What was typed stays in the form.
   const refused = await dev.post('/console/apps', { ...confidential, website: 'kds.example.test' });
   assert.match(refused.body, /value="Kitchen Display"/);

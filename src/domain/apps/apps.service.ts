@@ -39,14 +39,11 @@ export interface App {
 /** What a developer may change of an app (its type and status stay). */
 export type AppPatch = Partial<Pick<NewApp, 'name' | 'redirectUris' | 'scopes' | 'logoUrl' | 'website'>>;
 
-function checkHttpsUrl(param: string, label: string, value: string | null | undefined): void {
-  if (value == null) return;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (url?.protocol !== 'https:' || characterCount(value) > 500)
-    throw new InputError(`${label} must be an https URL of at most 500 characters`, { param });
+function httpsUrlProblem(param: string, label: string, value: string | null | undefined): InputError[] {
+  if (value == null) return [];
+  const url = URL.parse(value);
+  if (url?.protocol === 'https:' && characterCount(value) <= 500) return [];
+  return [new InputError(`${label} must be an https URL of at most 500 characters`, { param })];
 }
 
 /*
@@ -56,25 +53,31 @@ function checkHttpsUrl(param: string, label: string, value: string | null | unde
  * - 1 to 10 redirect URIs, each as classifyRedirectUri allows (spec: Redirect URIs);
  * - at least one scope, each one of the nine;
  * - logo and website optional, https.
+ * Refused with every problem found, in the form's order (InputError.all), the first named.
  */
 function check(input: Omit<NewApp, 'developerId'>): void {
+  const problems: InputError[] = [];
   if (!input.name.trim() || characterCount(input.name) > 80)
-    throw new InputError('the app name must have 1 to 80 characters', { param: 'name' });
+    problems.push(new InputError('the app name must have 1 to 80 characters', { param: 'name' }));
   if (!appTypes.includes(input.type))
-    throw new InputError(`the app type must be one of ${appTypes.join(', ')}`, { param: 'type' });
-  if (input.redirectUris.length === 0 || input.redirectUris.length > 10) {
-    throw new InputError('an app needs 1 to 10 redirect URIs', { param: 'redirect_uris' });
-  }
+    problems.push(new InputError(`the app type must be one of ${appTypes.join(', ')}`, { param: 'type' }));
+  if (input.redirectUris.length === 0 || input.redirectUris.length > 10)
+    problems.push(new InputError('an app needs 1 to 10 redirect URIs', { param: 'redirect_uris' }));
   input.redirectUris.forEach((uri, index) => {
     const result = classifyRedirectUri(uri);
     if ('problem' in result)
-      throw new InputError(`redirect URI "${uri}" ${result.problem}`, { param: `redirect_uris[${index}]` });
+      problems.push(
+        new InputError(`redirect URI "${uri}" ${result.problem}`, { param: `redirect_uris[${index}]` }),
+      );
   });
-  if (input.scopes.length === 0) throw new InputError('an app needs at least one scope', { param: 'scopes' });
-  for (const scope of input.scopes)
-    if (!isScope(scope)) throw new InputError(`unknown scope "${scope}"`, { param: 'scopes' });
-  checkHttpsUrl('logo_url', 'the logo', input.logoUrl);
-  checkHttpsUrl('website', 'the website', input.website);
+  if (input.scopes.length === 0)
+    problems.push(new InputError('an app needs at least one scope', { param: 'scopes' }));
+  const unknown = input.scopes.find((scope) => !isScope(scope));
+  if (unknown !== undefined) problems.push(new InputError(`unknown scope "${unknown}"`, { param: 'scopes' }));
+  problems.push(...httpsUrlProblem('logo_url', 'the logo', input.logoUrl));
+  problems.push(...httpsUrlProblem('website', 'the website', input.website));
+  const [first] = problems;
+  if (first) throw new InputError(first.message, { param: first.param, all: problems });
 }
 
 /** Registers an app (status pending). A confidential app gets its first client secret, shown only here. */

@@ -53,9 +53,12 @@ export class ApiError extends Error {
 export class InputError extends Error {
   override name = 'InputError';
   readonly param: string | undefined;
+  /** Every problem of the input, this one first: a page's form shows them all, an API answer names one. */
+  readonly all: readonly InputError[];
 
-  constructor(message: string, options: { param?: string } = {}) {
+  constructor(message: string, options: { param?: string; all?: readonly InputError[] } = {}) {
     super(message);
     this.param = options.param;
+    this.all = options.all ?? [this];
   }
 }

@@ -155,7 +155,7 @@ export function appsPages(app: FastifyInstance, signedInPage: Wrap): void {
         );
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
-        const errors = [appFieldError(view.t, error, input.redirectUris)];
+        const errors = error.all.map((problem) => appFieldError(view.t, problem, input.redirectUris));
         return show(reply, 400, 'apps-new', view, { values, errors });
       }
       const ref = { clientId: created.app.clientId, developerId: page.accountId };
@@ -190,7 +190,8 @@ export function appsPages(app: FastifyInstance, signedInPage: Wrap): void {
       } catch (error) {
         if (error instanceof ApiError && error.code === 'not_found') return notFound(reply, appsView(page));
         if (!(error instanceof InputError)) throw error;
-        const errors = [appFieldError(appsView(page).t, error, patch.redirectUris)];
+        const { t } = appsView(page);
+        const errors = error.all.map((problem) => appFieldError(t, problem, patch.redirectUris));
         return showApp(reply, page, ref, { status: 400, values, errors });
       }
       return reply.redirect(`/console/apps/${ref.clientId}?done=saved`, 303);
