@@ -147,6 +147,15 @@ test('an owner adds, changes and deletes areas and tables; refusals are beside t
     [{ seats: 'four' }, [['seats', seatsError]]],
     [{ seats: '201' }, [['seats', seatsError]]],
     [{ seats: '2', min_party: '3' }, [['min_party', minPartyError]]],
+    // Every error of a submit at once, in the form's order.
+    [
+      { label: '', seats: '201', min_party: 'two' },
+      [
+        ['label', 'Enter a name of at most 40 characters.'],
+        ['seats', seatsError],
+        ['min_party', minPartyError],
+      ],
+    ],
     [
       { area_id: '0196f7d8-0000-7000-8000-000000000000' },
       [['area_id', 'Choose one of the areas, or no area.']],

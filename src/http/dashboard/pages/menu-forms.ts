@@ -84,9 +84,10 @@ export class FormReader {
 
   /**
    * Notes every field whose value in `input` (read from this form) the API's schema refuses,
-   * `fieldOf` naming the field of a `param`; then the invalid fields stand in the form's order.
+   * `fieldOf` naming the field of a `param` (the param itself unless given); then the invalid
+   * fields stand in the form's order.
    */
-  check(schema: object, input: object, fieldOf: (param: string) => string): void {
+  check(schema: object, input: object, fieldOf: (param: string) => string = (param) => param): void {
     for (const field of inputProblems(schema, input).map(fieldOf))
       if (!this.invalid.includes(field)) this.invalid.push(field);
     const order = Object.keys(this.values);

@@ -247,6 +247,7 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
     tablesPage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const input = areaInput(form);
+      form.check(AreaInputSchema, input);
       return write(
         reply,
         page,
@@ -273,6 +274,7 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
       if (!area) return notFound(reply, page);
       const form = new FormReader(page.values);
       const patch = areaInput(form);
+      form.check(AreaPatchSchema, patch);
       return write(
         reply,
         page,
@@ -331,6 +333,7 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
     tablesPage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const input = tableInput(form);
+      form.check(TableInputSchema, input);
       return write(
         reply,
         page,
@@ -380,6 +383,7 @@ export function tablesPages(app: FastifyInstance, signedInPage: Wrap, config: Ta
       if (!table) return notFound(reply, page);
       const form = new FormReader(page.values);
       const patch = tableInput(form);
+      form.check(TablePatchSchema, patch);
       return write(
         reply,
         page,
