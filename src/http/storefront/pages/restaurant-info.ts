@@ -24,8 +24,16 @@ export interface ShownDay {
  */
 export function weekAhead(store: Store, now: Date, locale: Locale): ShownDay[] {
   const today = DateTime.fromJSDate(now, { zone: store.timezone }).setLocale(locale).startOf('day');
-  const time = (hhmm: string) =>
-    DateTime.fromFormat(hhmm, 'HH:mm', { locale }).toLocaleString(DateTime.TIME_SIMPLE);
+  // Each time of day worded once: the same hours recur on most days.
+  const times = new Map<string, string>();
+  const time = (hhmm: string) => {
+    let worded = times.get(hhmm);
+    if (worded === undefined) {
+      worded = DateTime.fromFormat(hhmm, 'HH:mm', { locale }).toLocaleString(DateTime.TIME_SIMPLE);
+      times.set(hhmm, worded);
+    }
+    return worded;
+  };
   return Array.from({ length: 7 }, (_, offset) => {
     const day = today.plus({ days: offset });
     const special = store.closures.find((closure) => closure.date === day.toISODate()) ?? null;
