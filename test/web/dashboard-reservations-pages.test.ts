@@ -498,6 +498,17 @@ test('booking: as staff books (source staff), the guest e-mailed when asked; a r
       400,
       [['guest_email', 'Enter an e-mail address like name@example.com, or leave it empty.']],
     ],
+    // Every error of a submit at once, in the form's order.
+    [
+      { starts_at: '', party_size: 'two', guest_name: '  ', guest_email: 'not an address' },
+      400,
+      [
+        ['starts_at', 'Choose one of the times.'],
+        ['party_size', 'Enter a party size from 1 to 200.'],
+        ['guest_name', "Enter the guest's name (at most 120 characters)."],
+        ['guest_email', 'Enter an e-mail address like name@example.com, or leave it empty.'],
+      ],
+    ],
   ];
   for (const [fields, status, errors] of refusals) {
     const refused = await post(restaurant.home, {

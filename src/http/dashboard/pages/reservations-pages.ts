@@ -362,6 +362,7 @@ export function reservationsPages(
     reservationsPage(hosts, async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const input = bookingInput(form);
+      form.check(ReservationInputSchema, input, (param) => param.replace(/\[\d+\]$/, ''));
       const date = isDate(form.text('date')) ? form.text('date') : today(page);
       return write(
         reply,
