@@ -412,11 +412,16 @@ export async function developerSession(
   tenant: Tenant,
   surface: 'console' | 'dashboard',
 ): Promise<string> {
+  return signInTo(test.app, surface, await developerEmail(test, tenant));
+}
+
+/** The e-mail of the developer of the tenant's app, who is also the restaurant's owner. */
+export async function developerEmail(test: TestApp, tenant: Tenant): Promise<string> {
   const developer = await test.database.db
     .selectFrom('apps as p')
     .innerJoin('accounts as a', 'a.id', 'p.developer_id')
     .select('a.email')
     .where('p.id', '=', tenant.appId)
     .executeTakeFirstOrThrow();
-  return signInTo(test.app, surface, developer.email);
+  return developer.email;
 }

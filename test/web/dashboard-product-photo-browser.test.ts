@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import sharp from 'sharp';
 import { LocalImageStore } from '../../src/adapters/image-store.ts';
 import { pagesInChromium, screenshot } from '../browser.ts';
-import { password } from '../harness.ts';
+import { developerEmail, password } from '../harness.ts';
 import { testImageFetcher } from '../menu/image-host.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { orderingTenant } from '../orders/order-helpers.ts';
@@ -24,18 +24,12 @@ after(() => rmSync(imagesDir, { recursive: true, force: true }));
 test('an owner uploads a dish’s photo; a file that is no photo is refused beside the field', async () => {
   const tenant = await orderingTenant(pages.t);
   const soup = await ok(pages.t, tenant.token, 'POST', '/menu/products', { name: 'Tomato soup', price: 650 });
-  const owner = await pages.t.database.db
-    .selectFrom('apps as p')
-    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
-    .select('a.email')
-    .where('p.id', '=', tenant.appId)
-    .executeTakeFirstOrThrow();
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(
     `${pages.serviceUrl}/dashboard/restaurants/${tenant.restaurantId}/menu/products/${soup.id}`,
   );
-  await page.getByLabel('E-mail').fill(owner.email);
+  await page.getByLabel('E-mail').fill(await developerEmail(pages.t, tenant));
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();

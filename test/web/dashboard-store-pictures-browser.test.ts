@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { LocalImageStore } from '../../src/adapters/image-store.ts';
 import { pagesInChromium, screenshot } from '../browser.ts';
-import { password } from '../harness.ts';
+import { developerEmail, password } from '../harness.ts';
 import { testImageFetcher } from '../menu/image-host.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { orderingTenant } from '../orders/order-helpers.ts';
@@ -32,16 +32,10 @@ const loaded = (image: ReturnType<Page['locator']>) =>
 test('an owner sets the storefront’s logo and cover picture; guests see them; a bad file is refused', async () => {
   const tenant = await orderingTenant(pages.t);
   const name = (await ok(pages.t, tenant.token, 'GET', '/store')).name;
-  const owner = await pages.t.database.db
-    .selectFrom('apps as p')
-    .innerJoin('accounts as a', 'a.id', 'p.developer_id')
-    .select('a.email')
-    .where('p.id', '=', tenant.appId)
-    .executeTakeFirstOrThrow();
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${pages.serviceUrl}/dashboard`);
-  await page.getByLabel('E-mail').fill(owner.email);
+  await page.getByLabel('E-mail').fill(await developerEmail(pages.t, tenant));
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
