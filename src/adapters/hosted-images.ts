@@ -21,7 +21,7 @@ export interface HostedImagesOptions {
  */
 export function hostedImages(options: HostedImagesOptions): ImageFetcher {
   const http = options.http ?? new OutboundHttpClient();
-  const keep = async (bytes: () => Promise<Buffer>): Promise<FetchedImage> => {
+  const hosted = async (bytes: () => Promise<Buffer>): Promise<FetchedImage> => {
     let variants: Awaited<ReturnType<typeof imageVariants>>;
     try {
       variants = await imageVariants(await bytes());
@@ -38,8 +38,8 @@ export function hostedImages(options: HostedImagesOptions): ImageFetcher {
     return { ok: true, sizes: sizes as ImageSizes };
   };
   return {
-    fetch: (url) => keep(() => downloadImage(http, url, options.userAgent, options.limits)),
-    keep: (bytes) => keep(async () => bytes),
+    fetch: (url) => hosted(() => downloadImage(http, url, options.userAgent, options.limits)),
+    keep: (bytes) => hosted(async () => bytes),
   };
 }
 

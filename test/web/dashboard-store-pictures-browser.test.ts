@@ -109,6 +109,22 @@ test('an owner sets the storefront’s logo and cover picture; guests see them; 
     'Choose a JPEG, PNG or WebP picture of at most 10 MB.',
   );
   await screenshot(page, 'dashboard-store-pictures-error');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, 'dashboard-store-pictures-error-phone');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // A cover over 10 MB: refused beside its field too.
+  await page.goto(settings);
+  await page.getByLabel('Cover picture (optional)').setInputFiles({
+    name: 'huge.jpg',
+    mimeType: 'image/jpeg',
+    buffer: Buffer.concat([cover, Buffer.alloc(10 * 1024 * 1024)]),
+  });
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(
+    await page.locator('#cover-error').textContent(),
+    'Choose a JPEG, PNG or WebP picture of at most 10 MB.',
+  );
   const unchanged = await pages.t.database.db
     .selectFrom('stores')
     .select(['logo_sizes', 'cover_sizes'])
