@@ -23,6 +23,7 @@ const byRestaurant = [
   'menu_options',
   'menu_product_option_groups',
   'menu_images',
+  'menu_versions',
   'orders',
   'order_acknowledgements',
   'order_payments',

@@ -207,6 +207,12 @@ export interface WebhookFanoutTable {
   position: ColumnType<string, string, string>;
 }
 
+/** The count of one restaurant's menu changes (menu-writes.ts countMenuChange). */
+export interface MenuVersionsTable {
+  tenant_id: string;
+  version: ColumnType<string, string | number, string | number>;
+}
+
 /** The last feed position one restaurant's events were given (events/positions.ts). */
 export interface EventSequencesTable {
   tenant_id: string;
@@ -573,6 +579,7 @@ export interface DB {
   events: EventsTable;
   event_envelopes: EventEnvelopesTable;
   event_sequences: EventSequencesTable;
+  menu_versions: MenuVersionsTable;
   jobs: JobsTable;
   sessions: SessionsTable;
   webhooks: WebhooksTable;

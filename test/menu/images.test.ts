@@ -327,11 +327,21 @@ describe('more new images than a request downloads', () => {
     assert.deepEqual(last.images, { status: 'pending', urls: null, error: null });
     const first = await ok(t, tenant.token, 'GET', `/menu/products/${result.ids.products['p-0']}`);
     assert.equal(first.images.status, 'ready');
+    // The storefront's menu (kept between pages under the menu's version) shows the photos it has.
+    const { slug } = await t.ctx.db
+      .selectFrom('restaurants')
+      .select('slug')
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+    const thumbs = async () =>
+      (await t.app.inject({ url: `/s/${slug}` })).body.match(/<img class="thumb"/g)?.length ?? 0;
+    assert.equal(await thumbs(), 25);
 
     await runJobs();
     assert.equal(countOf('/photo/many-25.jpg'), 1);
     const done = await ok(t, tenant.token, 'GET', `/menu/products/${result.ids.products['p-25']}`);
     assert.equal(done.images.status, 'ready');
+    assert.equal(await thumbs(), 26, 'the photo the worker downloaded is on the menu at once');
     // The same sync again downloads nothing and defers nothing.
     const again = await syncImages(tenant, urls);
     assert.deepEqual(again.warnings, []);

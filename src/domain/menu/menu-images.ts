@@ -5,7 +5,7 @@ import { enqueueJob } from '../jobs/jobs.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { FetchedImage, ImageFetcher, ImageSizes } from '../shared/image-fetcher.ts';
-import { isLive } from './menu-writes.ts';
+import { countMenuChange, isLive } from './menu-writes.ts';
 
 /*
  * Menu images (spec: PUT /menu, Images). A product's image_url stays as the app sent it; Servery
@@ -263,6 +263,8 @@ async function recordFetched(ctx: Ctx, url: string, fetched: FetchedImage): Prom
         .where('menu_images.status', '=', 'pending'),
     )
     .execute();
+  // After the outcome: a reader that sees the new count also sees the image (outside a transaction too).
+  await countMenuChange(ctx);
 }
 
 /** The URLs among `urls` the restaurant has an image row for (one query). */

@@ -28,6 +28,22 @@ export async function lockMenu(ctx: Ctx): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`servery.menu:${tenantOf(ctx)}`}, 0))`.execute(
     ctx.db,
   );
+  await countMenuChange(ctx);
+}
+
+/**
+ * Counts a change of the restaurant's menu (migration 0039): the menu lock's holder, and a menu
+ * image's download when its outcome is written. Readers that keep a menu (the storefront's pages)
+ * read the count with the store and keep what they read under it.
+ */
+export async function countMenuChange(ctx: Ctx): Promise<void> {
+  await ctx.db
+    .insertInto('menu_versions')
+    .values({ tenant_id: tenantOf(ctx), version: 1 })
+    .onConflict((conflict) =>
+      conflict.column('tenant_id').doUpdateSet({ version: sql`menu_versions.version + 1` }),
+    )
+    .execute();
 }
 
 /**

@@ -122,6 +122,11 @@ function storeQuery(tenantId: string, since: Date, lock: boolean) {
           AND c.tenant_id = ${tenantId}
       )`.as('days'),
     )
+    .select(
+      sql<string | null>`(
+        SELECT v.version FROM menu_versions v WHERE v.tenant_id = s.tenant_id AND v.tenant_id = ${tenantId}
+      )`.as('menu_version'),
+    )
     .where('s.tenant_id', '=', tenantId)
     .$if(lock, (query) => query.forUpdate('s').noWait());
 }
@@ -131,7 +136,7 @@ type StoreRow = InferResult<ReturnType<typeof storeQuery>>[number];
 /*
  * GET /store is asked often, so its query costs no more than it must:
  * - it is built and compiled once (building and compiling it took about 25 µs per request); its
- *   parameters are, in the order of the text, `since` and the restaurant's id (twice);
+ *   parameters are, in the order of the text, `since` and the restaurant's id (three times);
  * - outside a transaction, the reads of requests that arrive in one pass of the event loop are
  *   one query per restaurant (DataLoader and perRestaurant, as for the token lookup), requests
  *   of one restaurant sharing its row.
@@ -159,7 +164,7 @@ function storeLoader(db: Db): DataLoader<StoreRead, StoreRow> {
           async (reads, tenantId) => {
             const since = new Date(Math.min(...reads.map((read) => read.now.getTime())));
             const { rows } = await db.executeQuery<StoreRow>(
-              CompiledQuery.raw(readText, [since, tenantId, tenantId]),
+              CompiledQuery.raw(readText, [since, tenantId, tenantId, tenantId]),
             );
             const [row] = rows;
             return reads.map(() => row ?? new Error(`no store for restaurant ${tenantId}`));
@@ -175,7 +180,9 @@ function storeLoader(db: Db): DataLoader<StoreRead, StoreRow> {
 async function readStoreRow(ctx: Ctx, tenantId: string, now: Date, lock: boolean): Promise<StoreRow> {
   if (!lock && !ctx.db.isTransaction) return storeLoader(ctx.db).load({ tenantId, now });
   const { rows } = await lockOrCollide(
-    ctx.db.executeQuery<StoreRow>(CompiledQuery.raw(lock ? lockText : readText, [now, tenantId, tenantId])),
+    ctx.db.executeQuery<StoreRow>(
+      CompiledQuery.raw(lock ? lockText : readText, [now, tenantId, tenantId, tenantId]),
+    ),
   );
   const [row] = rows;
   if (!row) throw new Error(`no store for restaurant ${tenantId}`);
@@ -189,6 +196,8 @@ interface LoadedStore {
   plan: Plan;
   country: string | null;
   look: StorefrontLook;
+  /** The count of the restaurant's menu changes (countMenuChange): '0' before the first. */
+  menuVersion: string;
   /** A busy period still stored whose `until` has passed (shown as no busy mode): the worker's to end. */
   endedBusy: Store['busy'];
 }
@@ -257,6 +266,7 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
       logo: row.logo_sizes as ImageSizes | null,
       cover: row.cover_sizes as ImageSizes | null,
     },
+    menuVersion: row.menu_version ?? '0',
     endedBusy: busyActive ? null : busy,
   };
 }
@@ -276,9 +286,10 @@ export async function getStoreAndRestaurant(ctx: Ctx): Promise<{
   livemode: boolean;
   country: string | null;
   look: StorefrontLook;
+  menuVersion: string;
 }> {
-  const { store, plan, livemode, country, look } = await loadStore(ctx, false);
-  return { store, plan, livemode, country, look };
+  const { store, plan, livemode, country, look, menuVersion } = await loadStore(ctx, false);
+  return { store, plan, livemode, country, look, menuVersion };
 }
 
 /** The plans that include an order type, or null when every plan does. */

@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import { localDate } from '../../../domain/store/schedule.ts';
 import type { Store } from '../../../domain/store/store.schema.ts';
 import type { Locale } from '../../../i18n/i18n.ts';
 
@@ -23,6 +25,27 @@ export interface ShownDay {
  * midnight is shown on the day it starts). Times in the page's language (luxon).
  */
 export function weekAhead(store: Store, now: Date, locale: Locale): ShownDay[] {
+  // Worked out once per day, language and hours (luxon's zone arithmetic is the page's dearest part).
+  const key = JSON.stringify([
+    localDate(store.timezone, now),
+    locale,
+    store.timezone,
+    store.always_open,
+    store.opening_hours,
+    store.closures,
+  ]);
+  let week = shownWeeks.get(key);
+  if (week === undefined) {
+    week = shownWeek(store, now, locale);
+    shownWeeks.set(key, week);
+  }
+  return week;
+}
+
+/** The weeks shown lately, by what they were worked out from (nothing else goes into one). */
+const shownWeeks = new LRUCache<string, ShownDay[]>({ max: 1000 });
+
+function shownWeek(store: Store, now: Date, locale: Locale): ShownDay[] {
   const today = DateTime.fromJSDate(now, { zone: store.timezone }).setLocale(locale).startOf('day');
   // Each time of day worded once: the same hours recur on most days.
   const times = new Map<string, string>();

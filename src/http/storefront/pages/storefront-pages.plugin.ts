@@ -7,7 +7,6 @@ import type { Db } from '../../../db/client.ts';
 import { allergenKeys } from '../../../domain/menu/allergen-names.ts';
 import { dietKeys } from '../../../domain/menu/diet-names.ts';
 import type { Menu, Product } from '../../../domain/menu/menu.schema.ts';
-import { getMenu } from '../../../domain/menu/menu.service.ts';
 import { imagePath } from '../../../domain/menu/menu-images.ts';
 import { PlaceOrderInputSchema } from '../../../domain/orders/order-placement.schema.ts';
 import {
@@ -50,6 +49,7 @@ import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
 import { checkoutError, checkoutInput, checkoutValues } from './checkout-form.ts';
+import { keptMenus } from './kept-menus.ts';
 import { menuFilter, passes } from './menu-filter.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
 import { mapLink, weekAhead } from './restaurant-info.ts';
@@ -79,6 +79,8 @@ export interface Storefront {
   cookiePath: string;
   cart: Cart;
   view: PageView;
+  /** The restaurant's menu as of the store's read (kept between pages: kept-menus.ts). */
+  menu(): Promise<Menu>;
   /** Amounts and times as the restaurant's guests read them. */
   money(minor: number, signed?: boolean): string;
   time(at: Date | string): string;
@@ -148,6 +150,7 @@ export async function storefrontPagesPlugin(
   const restaurantOf = storefrontVisitors(db, clock, options.limiters, secure);
   const limits = guestLimiters(options.limiters);
   const providerFor = (livemode: boolean) => (livemode ? options.payments : options.testPayments);
+  const menus = keptMenus();
 
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
@@ -196,7 +199,7 @@ export async function storefrontPagesPlugin(
     const restaurant = await restaurantOf(request, slug);
     if (!restaurant) return null;
     const ctx: Ctx = { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' } };
-    const { store, look } = await getStoreAndRestaurant(ctx);
+    const { store, look, menuVersion } = await getStoreAndRestaurant(ctx);
     // Reached by the restaurant's own host, the URL was rewritten (storefront-host.ts).
     const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
     const cart = readCart(request);
@@ -219,6 +222,7 @@ export async function storefrontPagesPlugin(
       cookiePath: base || '/',
       cart,
       view: { ...view, stylesheet: assetUrl('storefront.css') },
+      menu: () => menus(ctx, menuVersion),
       money: (minor, signed = false) => formatMoney(minor, store.currency, locale, signed),
       time: (at) => formatDateTime(at, store.timezone, locale),
     };
@@ -321,7 +325,7 @@ export async function storefrontPagesPlugin(
   app.get(
     '/s/:slug',
     storefrontPage(async (request, reply, page) => {
-      const menu = await getMenu(page.ctx);
+      const menu = await page.menu();
       const { added } = request.query as { added?: string };
       const filter = menuFilter(menu, request.query as Record<string, unknown>);
       const shown = menu.products.filter((product) => passes(filter, product));
@@ -391,7 +395,7 @@ export async function storefrontPagesPlugin(
     '/s/:slug/p/:productId',
     storefrontPage(async (request, reply, page) => {
       const { productId } = request.params as { productId: string };
-      const menu = await getMenu(page.ctx);
+      const menu = await page.menu();
       const empty = { quantity: '1', chosen: [], errors: [] };
       return productPage(reply, page, menu, productId, empty) ?? notFound(request, reply, page.view);
     }),
@@ -405,7 +409,7 @@ export async function storefrontPagesPlugin(
     '/s/:slug/p/:productId',
     storefrontPage(async (request, reply, page) => {
       const { productId } = request.params as { productId: string };
-      const menu = await getMenu(page.ctx);
+      const menu = await page.menu();
       const product = menu.products.find((candidate) => candidate.id === productId);
       if (!product) return notFound(request, reply, page.view);
       const body = (request.body ?? {}) as Record<string, unknown>;
@@ -442,7 +446,7 @@ export async function storefrontPagesPlugin(
     page: Storefront,
     form: { values: Record<string, string>; errors: FormError[] },
   ) => {
-    const menu = await getMenu(page.ctx);
+    const menu = await page.menu();
     const priced = pricedCart(menu, page.cart, clock.now());
     const offered = (['pickup', 'delivery', 'dine_in'] as const).filter(
       (type) => page.store.order_types[type] && (type !== 'dine_in' || page.cart.tableKey !== null),
@@ -508,7 +512,7 @@ export async function storefrontPagesPlugin(
       const values = checkoutValues(request.body);
       const { input, unreadable } = checkoutInput(values, page.cart, page.store);
       const t = page.view.t;
-      const menu = await getMenu(page.ctx);
+      const menu = await page.menu();
       const lineNames = page.cart.lines.map(
         (line) => menu.products.find((product) => product.id === line.productId)?.name ?? '',
       );
