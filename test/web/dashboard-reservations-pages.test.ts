@@ -819,6 +819,15 @@ test('the booking settings: every field saved; wrong values beside their fields,
       { new_combination: [t2, t1] },
       [['new_combination', 'Tick 2 to 4 tables for a new combination, one not allowed yet.']],
     ],
+    // Every error of a submit at once, in the form's order.
+    [
+      { slot_minutes: '3', guest_horizon_days: '400', 'durations-2-minutes': '700' },
+      [
+        ['slot_minutes', 'Enter a number of minutes from 5 to 120.'],
+        ['durations-2-minutes', 'Enter a duration from 15 to 600 minutes for each party size.'],
+        ['guest_horizon_days', 'Enter a number of days from 1 to 365.'],
+      ],
+    ],
   ] as const) {
     const refused = await post(url, { ...kept, ...fields });
     assert.equal(refused.statusCode, 400, JSON.stringify(fields));

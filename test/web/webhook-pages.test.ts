@@ -140,6 +140,15 @@ test('console: set the webhook, refusals beside the field, secret shown and rota
   const noEvents = await submit(browser, home, home, { url: 'https://93.184.216.34/hook' });
   assert.equal(noEvents.statusCode, 400);
   assert.deepEqual(fieldErrors(noEvents), [['events', 'Choose at least one event or group.']]);
+  const nothing = await submit(browser, home, home, { url: '' });
+  assert.deepEqual(
+    fieldErrors(nothing),
+    [
+      ['url', 'Enter the webhook’s address.'],
+      ['events', 'Choose at least one event or group.'],
+    ],
+    'every error of a submit at once',
+  );
   assert.deepEqual(await webhookRow({ appId: tenant.appId }), []);
 
   const path = receiverPath();
@@ -343,6 +352,11 @@ test('dashboard: add a webhook, refusals, edit, rotate, switched off and on, log
   });
   assert.equal(appEvents.statusCode, 400);
   assert.deepEqual(fieldErrors(appEvents), [['events', 'Choose only the events listed.']]);
+  const nothing = await submit(browser, `${list}/new`, list, { url: '' });
+  assert.deepEqual(fieldErrors(nothing), [
+    ['url', 'Enter the webhook’s address.'],
+    ['events', 'Choose at least one event or group.'],
+  ]);
   assert.deepEqual(await webhookRow({ tenantId: tenant.restaurantId }), []);
 
   const path = receiverPath();

@@ -32,7 +32,7 @@ import {
   webhookRouteOptions,
 } from '../shared/delivery-log.route.ts';
 import { keysetPage } from '../shared/pagination.ts';
-import { checkedInput } from '../shared/validation.ts';
+import { checkedInput, inputProblems } from '../shared/validation.ts';
 import { type FormError, formField, messagePage, type PageView, renderPage, sendPage } from './page.ts';
 import type { SignedInPage, SignedInPageHandler, SignedInPagesOptions } from './signed-in-pages.ts';
 
@@ -135,14 +135,26 @@ export function testEventTypes(owner: WebhookOwner): string[] {
 }
 
 /** The sent webhook form: its address and its checked events, checked against the API's schema. */
-export function webhookForm(body: unknown): { values: WebhookInput; checked(): WebhookInput } {
+export function webhookForm(body: unknown): {
+  values: WebhookInput;
+  checked(): WebhookInput;
+  problems(t: TFunction): FormError[];
+} {
   const events =
     typeof body === 'object' && body !== null ? (body as Record<string, unknown>).events : undefined;
   const values = {
     url: (formField(body, 'url') ?? '').trim(),
     events: typeof events === 'string' ? [events] : Array.isArray(events) ? events.map(String) : [],
   };
-  return { values, checked: () => checkedInput(WebhookInputSchema, values) };
+  return {
+    values,
+    checked: () => checkedInput(WebhookInputSchema, values),
+    // Every field the API's schema refuses, each once: a submit's errors all at once.
+    problems: (t) => {
+      const errors = inputProblems(WebhookInputSchema, values).flatMap((param) => paramError(t, param) ?? []);
+      return errors.filter((error, i) => errors.findIndex((other) => other.field === error.field) === i);
+    },
+  };
 }
 
 /** A refused webhook form's errors beside its fields, in the page's language; null: not the form's. */
@@ -158,9 +170,15 @@ export function webhookFormErrors(t: TFunction, error: unknown): FormError[] | n
   if (error.code === 'limit_exceeded')
     return [{ message: t('errors.tooMany', { max: maxRestaurantWebhooks }) }];
   if (error.code !== 'invalid_request') return null;
-  if (error.param === 'url') return [{ field: 'url', message: t('errors.url.missing') }];
-  if (error.param === 'events') return [{ field: 'events', message: t('errors.noEvents') }];
-  if (error.param?.startsWith('events')) return [{ field: 'events', message: t('errors.unknownEvent') }];
+  const refused = paramError(t, error.param);
+  return refused && [refused];
+}
+
+/** The error beside the field a refused `param` names; null: no field of the form. */
+function paramError(t: TFunction, param: string | undefined): FormError | null {
+  if (param === 'url') return { field: 'url', message: t('errors.url.missing') };
+  if (param === 'events') return { field: 'events', message: t('errors.noEvents') };
+  if (param?.startsWith('events')) return { field: 'events', message: t('errors.unknownEvent') };
   return null;
 }
 
@@ -310,6 +328,8 @@ export function webhookPages(app: FastifyInstance, signedInPage: Wrap, options: 
     withCsrf,
     webhookPage(async (request, reply, target) => {
       const form = webhookForm(request.body);
+      const problems = form.problems(target.view.t);
+      if (problems.length > 0) return showWebhook(reply, target, { values: form.values, errors: problems });
       let done: 'created' | 'saved';
       try {
         done = await writeTransaction(target.ctx.db, (trx) =>

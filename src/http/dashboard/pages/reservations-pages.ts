@@ -416,6 +416,11 @@ export function reservationsPages(
       const form = new FormReader(page.values);
       const { patch, durationRows } = settingsPatch(form);
       const kept = form.list('combinations').length;
+      form.check(
+        ReservationSettingsPatchSchema,
+        patch,
+        (param) => settingsRefusal(param, durationRows, kept).field ?? param,
+      );
       return write(
         reply,
         page,

@@ -120,6 +120,8 @@ export function webhooksPages(app: FastifyInstance, signedInPage: Wrap, options:
     { preHandler: app.csrfProtection },
     withRestaurant(async (request, reply, page) => {
       const form = webhookForm(request.body);
+      const problems = form.problems(page.view.t);
+      if (problems.length > 0) return showNew(reply, page, form.values, problems);
       try {
         const { webhook } = await writeTransaction(page.ctx.db, (trx) =>
           createRestaurantWebhook({ ...page.ctx, db: trx }, { ...form.checked(), rules: services.rules }),
