@@ -111,13 +111,14 @@ export async function serve(config: Config, role: Role): Promise<void> {
         'sandbox clock on (development only): "servery clock advance" moves the time',
       );
     const clock: Clock = sandboxClock ?? systemClock;
+    const images = menuImages(config);
     if (config.demoData && role !== 'worker') {
-      const demo = await seedDemoData(database.db, clock);
+      const pictures = { keeper: images.fetcher, baseUrl: config.baseUrl };
+      const demo = await seedDemoData(database.db, clock, pictures);
       if (demo) process.stdout.write(`${describeDemoData(demo, config.baseUrl)}\n`);
     }
     if (stopSignal) return stop();
 
-    const images = menuImages(config);
     const metrics = config.metricsListen ? createMetrics(database.db, clock) : undefined;
     if (role !== 'worker') {
       // Live restaurants' payments: Stripe when configured, else the test provider (no money moves).

@@ -8,8 +8,10 @@ import { consentToApp } from '../domain/connections/connections.service.ts';
 import { demoMenu, demoMenuSummary } from '../domain/menu/demo-menu.ts';
 import { createRestaurant } from '../domain/restaurants/restaurants.service.ts';
 import { type Clock, systemCtx } from '../domain/shared/context.ts';
+import type { ImageFetcher } from '../domain/shared/image-fetcher.ts';
 import { scopes } from '../domain/shared/scopes.ts';
 import { demoFloor, demoFloorSummary } from './demo-floor.ts';
+import { pictureDemoRestaurant } from './demo-photos.ts';
 import { demoStore, demoStoreSummary } from './demo-store.ts';
 import {
   type DemoConnectionTokens,
@@ -33,10 +35,15 @@ export interface DemoData {
 /**
  * On the first start of an empty database: an owner with a restaurant on the pro plan, and a
  * developer with an approved app connected to their test restaurant and to the owner's; both restaurants have the
- * same hours, special days, tables and areas, and menu. Returns what was created (passwords and secrets exist only here), or
+ * same hours, special days, tables and areas, and menu; with `pictures`, the owner's restaurant
+ * has its products' photos, logo and cover (demo-photos.ts). Returns what was created (passwords and secrets exist only here), or
  * null when the database already has accounts.
  */
-export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | null> {
+export async function seedDemoData(
+  db: Db,
+  clock: Clock,
+  pictures?: { keeper: ImageFetcher; baseUrl: string },
+): Promise<DemoData | null> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(7272027)`.execute(trx);
     const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
@@ -59,6 +66,8 @@ export async function seedDemoData(db: Db, clock: Clock): Promise<DemoData | nul
     await demoStore({ ...ctx, tenantId: restaurant.id }, restaurant.timezone);
     await demoFloor({ ...ctx, tenantId: restaurant.id });
     await demoMenu({ ...ctx, tenantId: restaurant.id });
+    if (pictures)
+      await pictureDemoRestaurant({ ...ctx, tenantId: restaurant.id }, pictures.keeper, pictures.baseUrl);
 
     // Signed up as any developer is: "Demo Developer Test Restaurant", with the demo menu.
     const developerLogin = { email: demoDeveloperEmail, password: password() };
