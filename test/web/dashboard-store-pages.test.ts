@@ -306,6 +306,8 @@ test('hours: a weekly table with overnight ranges; a range’s error beside its 
       () => pages.post('/hours', { ...hours, 'opening_hours-5-0-close': '' }),
       () => pages.post('/hours', { ...hours, 'delivery_hours-1-0-open': '25:00' }),
       () => pages.post('/hours', { ...hours, always_open: 'true' }),
+      () =>
+        pages.post('/hours', { ...hours, 'opening_hours-5-0-close': '', 'delivery_hours-1-0-open': '25:00' }),
     ],
     [
       [['opening_hours-5-0', 'Enter both times of the range (hours and minutes), or leave both empty.']],
@@ -315,6 +317,11 @@ test('hours: a weekly table with overnight ranges; a range’s error beside its 
           'opening_hours',
           'A store open around the clock has no weekly opening hours: empty them, or untick “open around the clock”.',
         ],
+      ],
+      // Every error of a submit at once.
+      [
+        ['opening_hours-5-0', 'Enter both times of the range (hours and minutes), or leave both empty.'],
+        ['delivery_hours-1-0', 'Enter both times of the range (hours and minutes), or leave both empty.'],
       ],
     ],
   );
@@ -406,6 +413,7 @@ test('special days: add closed or with own hours, list, change, delete; refusals
         }),
       () => pages.post('/special-days', { date: '2026-12-31', closed: 'false', 'hours-0-open': '10:00' }),
       () => pages.post('/special-days', { date: '2026-12-31', closed: 'true', note: 'x'.repeat(201) }),
+      () => pages.post('/special-days', { date: '', closed: 'true', note: 'x'.repeat(201) }),
     ],
     [
       [['date', dateError]],
@@ -415,6 +423,10 @@ test('special days: add closed or with own hours, list, change, delete; refusals
       [['hours', hoursError]],
       [['hours', hoursError]],
       [['note', 'Enter a note of at most 200 characters.']],
+      [
+        ['date', dateError],
+        ['note', 'Enter a note of at most 200 characters.'],
+      ],
     ],
   );
 
@@ -499,6 +511,8 @@ test('pause and busy mode: start, change, end, with the JSON API’s events; tim
       () => pages.post('/busy', { extra_minutes: '4', duration: '60' }),
       () => pages.post('/busy', { extra_minutes: '121', duration: '60' }),
       () => pages.post('/busy', { extra_minutes: '15', duration: '1500' }),
+      () => pages.post('/pause', { note: 'x'.repeat(141), until: 'tomorrow' }),
+      () => pages.post('/busy', { extra_minutes: '121', duration: '1500' }),
     ],
     [
       [['until', 'Enter a time in the future, or leave it empty.']],
@@ -507,6 +521,14 @@ test('pause and busy mode: start, change, end, with the JSON API’s events; tim
       [['extra_minutes', 'Enter a whole number of minutes from 5 to 120.']],
       [['extra_minutes', 'Enter a whole number of minutes from 5 to 120.']],
       [['duration', 'Choose how long busy mode lasts.']],
+      [
+        ['note', 'Enter a note of at most 140 characters.'],
+        ['until', 'Enter a time in the future, or leave it empty.'],
+      ],
+      [
+        ['extra_minutes', 'Enter a whole number of minutes from 5 to 120.'],
+        ['duration', 'Choose how long busy mode lasts.'],
+      ],
     ],
   );
 });

@@ -343,6 +343,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const { input, rows } = hoursInput(form);
+      form.check(StoreHoursInputSchema, input, (param) => hoursFieldOf(param, rows));
       return write(
         reply,
         page,
@@ -378,6 +379,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const input = specialDayInput(form);
+      form.check(ClosureInputSchema, input, specialDayFieldOf);
       return write(
         reply,
         page,
@@ -428,6 +430,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const input = pauseInput(form, page.store.timezone);
+      form.check(PauseInputSchema, input);
       const wasPaused = page.store.status === 'paused';
       return write(
         reply,
@@ -469,6 +472,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     storePage(async (_request, reply, page) => {
       const form = new FormReader(page.values);
       const patch = busyInput(form, page.ctx.clock.now());
+      form.check(StoreSettingsPatchSchema, patch, busyFieldOf);
       return write(
         reply,
         page,
