@@ -193,6 +193,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(storefrontApiPlugin, storefront);
   await app.register(storefrontPagesPlugin, storefront);
   if (deps.payments instanceof StripePayments)
-    await app.register(stripeWebhookRoute, { db: deps.db, clock, stripe: deps.payments });
+    await app.register(stripeWebhookRoute, {
+      db: deps.db,
+      clock,
+      stripe: deps.payments,
+      config: deps.config,
+    });
   return app;
 }

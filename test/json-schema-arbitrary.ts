@@ -136,9 +136,11 @@ function stringOf(schema: JsonSchema, options: Options): fc.Arbitrary<string> {
     const matching = fc
       .stringMatching(pattern)
       .filter((text) => [...text].length >= minLength && [...text].length <= (schema.maxLength ?? Infinity));
-    // Dates and ids that mean something, where the pattern allows them, beside the pattern's noise.
+    // Dates and ids that mean something, where the pattern and length allow them, beside the pattern's noise.
     const meaningful = [calendarDate(options), fc.uuid()].filter((arbitrary) =>
-      fc.sample(arbitrary, { numRuns: 5, seed: 1 }).every((sample) => pattern.test(sample)),
+      fc
+        .sample(arbitrary, { numRuns: 5, seed: 1 })
+        .every((sample) => pattern.test(sample) && sample.length <= (schema.maxLength ?? Infinity)),
     );
     return meaningful.length === 0 ? matching : fc.oneof(matching, ...meaningful, ...meaningful);
   }

@@ -283,7 +283,22 @@ export interface StoresTable {
   /** The storefront's logo and cover picture: the image store's key by width, or null (migration 0036). */
   logo_sizes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   cover_sizes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  /** The restaurant's VAT identification number, on its receipts, or null (migration 0038). */
+  vat_id: Generated<string | null>;
+  /** The delivery zones, in their order; postal codes normalized (migration 0037). */
+  delivery_zones: ColumnType<DeliveryZoneRow[], string | undefined, string>;
+  /** Kitchen tickets (migration 0040): the board prints them; a network printer, host and port or null. */
+  auto_print: Generated<boolean>;
+  printer_host: Generated<string | null>;
+  printer_port: Generated<number | null>;
   updated_at: Date;
+}
+
+export interface DeliveryZoneRow {
+  name: string;
+  postal_codes: string[];
+  fee: number;
+  min_order: number;
 }
 
 export interface WeeklyWindowRow {
@@ -458,6 +473,13 @@ export interface OrdersTable {
   cancel_reason: string | null;
   cancelled_by: 'app' | 'restaurant' | 'guest' | null;
   guest_key_hash: string;
+  /** The guest's e-mail (migration 0038): the order's mails go there; never in the API or events. */
+  guest_email: Generated<string | null>;
+  /** A second key to the guest's order page, for the link in a paid online order's mail (0038). */
+  mail_key_hash: Generated<string | null>;
+  /** The kitchen ticket on the network printer (migration 0040): last printed, or why it failed. */
+  ticket_printed_at: Generated<Date | null>;
+  ticket_print_error: Generated<string | null>;
   created_at: Date;
   updated_at: Date;
 }
@@ -554,6 +576,8 @@ export interface ReservationsTable {
   guest_name: string | null;
   guest_phone: string | null;
   guest_email: string | null;
+  /** Whether the guest is mailed about it (migration 0038): false when made with notify_guest false. */
+  notify_guest: Generated<boolean>;
   guest_locale: 'de' | 'en' | 'fr' | 'es' | 'it' | null;
   note: string | null;
   created_at: Date;

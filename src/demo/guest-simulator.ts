@@ -122,6 +122,8 @@ export async function simulateGuests(options: SimulatorOptions): Promise<number>
       ...(later && { requested_for: later }),
       tip: random() < 0.3 ? 100 * (1 + Math.floor(random() * 3)) : 0,
       payment_method: online ? 'online' : 'on_site',
+      // Paying online needs an e-mail: one nobody receives (example.com is reserved, RFC 2606).
+      ...(online && { guest_email: `guest${n}@example.com` }),
     };
     const answer = await call<Placed & Refusal>('POST', `${api}/orders`, body);
     if (answer.status !== 201) {

@@ -6,6 +6,8 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  /** The same mail as HTML: sent beside the text as multipart/alternative. */
+  html?: string;
   /** Files sent with the mail (a reservation's calendar file), passed to nodemailer as they are. */
   attachments?: { filename: string; contentType: string; content: string }[];
 }

@@ -27,6 +27,8 @@ export interface JobServices {
   images?: ImageFetcher;
   /** Counts the runs of queued jobs (METRICS_LISTEN). */
   metrics?: Metrics;
+  /** How long a kitchen's network printer has to take a ticket (default 3 s; tests shorten it). */
+  printerTimeoutMs?: number;
 }
 
 export interface Job {

@@ -114,7 +114,10 @@ export function guest(
   });
 }
 
-/** A pickup order of two pizzas with cheese and a large lemonade, paid on site unless told. */
+/**
+ * A pickup order of two pizzas with cheese and a large lemonade, paid on site unless told; paid
+ * online, with the guest's e-mail that needs (unless told).
+ */
 export function pickupOrder(tenant: OrderingTenant, more: Record<string, unknown> = {}) {
   return {
     type: 'pickup',
@@ -124,6 +127,7 @@ export function pickupOrder(tenant: OrderingTenant, more: Record<string, unknown
     ],
     customer: { name: 'Alex Guest', phone: '+49 30 5550100' },
     payment_method: 'on_site',
+    ...(more.payment_method === 'online' && { guest_email: 'alex@example.test' }),
     ...more,
   };
 }

@@ -13,7 +13,7 @@ import { addTable, type BookingTenant, bookingTenant, setClock } from './reserva
  * The guest's e-mail on POST /reservations, through the worker's queue to a real SMTP server on a
  * local port: in the guest's language (else the restaurant's), "confirmed" or "request received",
  * with the reservation as a calendar file and the link to cancel on the storefront; none with
- * notify_guest false, none from a test restaurant.
+ * notify_guest false, none from a test restaurant. A cancelled reservation's mail, likewise.
  */
 
 const received: string[] = [];
@@ -148,6 +148,7 @@ describe('reservation e-mail to the guest', () => {
     });
     assert.equal(cancelled.statusCode, 303, cancelled.body);
     assert.equal((await ok(t, tenant.token, 'GET', `/reservations/${r.id}`)).status, 'cancelled');
+    await sendQueued(); // the cancellation's mail, tested below
   });
 
   it('a pending reservation: "request received" in the restaurant’s language', async () => {
@@ -168,6 +169,77 @@ describe('reservation e-mail to the guest', () => {
     const [mail] = await sendQueued();
     assert.ok(mail);
     assert.match(decodedParts(mail).join('\n'), /Nous avons bien reçu votre demande/);
+  });
+
+  it('a cancelled reservation: a mail in the guest’s language, cancelled by an app or by the guest’s link', async () => {
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    const { name, slug } = await t.database.db
+      .selectFrom('restaurants')
+      .select(['name', 'slug'])
+      .where('id', '=', tenant.restaurantId)
+      .executeTakeFirstOrThrow();
+    const byApp = await ok(t, tenant.token, 'POST', '/reservations', {
+      starts_at: '2026-11-03T17:00:00Z',
+      party_size: 2,
+      guest_name: 'Ada',
+      guest_email: 'ada@example.test',
+      guest_locale: 'de',
+    });
+    await sendQueued();
+    await ok(t, tenant.token, 'PATCH', `/reservations/${byApp.id}`, { status: 'cancelled' });
+    const [cancelled, ...more] = await sendQueued();
+    assert.equal(more.length, 0);
+    assert.ok(cancelled);
+    const [text, html] = decodedParts(cancelled).filter((part) => part.includes(byApp.code));
+    assert.ok(text?.includes(`Ihre Reservierung bei ${name} am`), text);
+    assert.ok(text?.includes('18:00'), 'at 18:00 in Berlin');
+    assert.ok(text?.includes('2 Personen ist storniert'));
+    assert.match(html ?? '', /<html lang="de">/);
+    // Cancelled by the guest with the link of their confirmation.
+    const byGuest = await ok(t, tenant.token, 'POST', '/reservations', {
+      starts_at: '2026-11-03T19:00:00Z',
+      party_size: 2,
+      guest_name: 'Ada',
+      guest_email: 'ada@example.test',
+    });
+    const [confirmation] = await sendQueued();
+    assert.ok(confirmation);
+    const token = /token=(rct_[A-Za-z0-9_-]{43})/.exec(decodedParts(confirmation).join('\n'))?.[1];
+    assert.ok(token);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/s/${slug}/reservations/${byGuest.id}/cancel`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token }).toString(),
+    });
+    assert.equal(res.statusCode, 303, res.body);
+    const [guestCancelled] = await sendQueued();
+    assert.ok(guestCancelled);
+    assert.match(decodedParts(guestCancelled).join('\n'), /Your reservation at .* is cancelled \(code /);
+  });
+
+  it('no cancellation mail without an e-mail address, with notify_guest false, or from a test restaurant', async () => {
+    const body = { starts_at: '2026-11-03T17:00:00Z', party_size: 1, guest_name: 'Ada' };
+    const tenant = await bookingTenant(t);
+    await addTable(tenant);
+    const noEmail = await ok(t, tenant.token, 'POST', '/reservations', body);
+    await ok(t, tenant.token, 'PATCH', `/reservations/${noEmail.id}`, { status: 'cancelled' });
+    const unnotified = await ok(t, tenant.token, 'POST', '/reservations', {
+      ...body,
+      starts_at: '2026-11-03T18:00:00Z',
+      guest_email: 'ada@example.test',
+      notify_guest: false,
+    });
+    await ok(t, tenant.token, 'PATCH', `/reservations/${unnotified.id}`, { status: 'cancelled' });
+    const test = await bookingTenant(t, { livemode: false });
+    await addTable(test);
+    const inTest = await ok(t, test.token, 'POST', '/reservations', {
+      ...body,
+      guest_email: 'a@example.test',
+    });
+    await ok(t, test.token, 'PATCH', `/reservations/${inTest.id}`, { status: 'cancelled' });
+    assert.deepEqual(await sendQueued(), []);
   });
 
   it('no mail with notify_guest false, without an e-mail address, or from a test restaurant', async () => {

@@ -104,6 +104,7 @@ describe('GET /v1/store', () => {
       'contact',
       'address',
       'location',
+      'delivery_zones',
     ]);
     assert.equal(store.object, 'store');
     assert.equal(store.id, tenant.restaurantId);

@@ -130,6 +130,7 @@ test('a guest orders delivery paid online with the test provider', async () => {
   await page.getByLabel('Street and number').fill('Hauptstraße 1');
   await page.getByLabel('Postal code').fill('10115');
   await page.getByLabel('City').fill('Berlin');
+  await page.getByLabel('E-mail (optional)').fill('alex@example.test');
   await page.getByLabel('Online now').check();
   await page.getByRole('button', { name: 'Place order' }).click();
 

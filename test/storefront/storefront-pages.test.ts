@@ -519,6 +519,7 @@ describe('the storefront pages', () => {
       await guest.post(`${base}/checkout`, {
         type: 'delivery',
         payment_method: 'online',
+        guest_email: 'ada@example.test',
         delivery_address: 'Hauptstraße 1',
         delivery_postal_code: '10115',
         delivery_city: 'Berlin',
@@ -817,7 +818,11 @@ describe('the Stripe payment page', () => {
       const extras = /name="(group_[^"]+)"/.exec(page)?.[1] as string;
       await guest.post(`/s/${tenant.slug}/p/${tenant.products.pizza}`, { quantity: '1', [extras]: [] });
       const pay = seeOther(
-        await guest.post(`/s/${tenant.slug}/checkout`, { type: 'pickup', payment_method: 'online' }),
+        await guest.post(`/s/${tenant.slug}/checkout`, {
+          type: 'pickup',
+          payment_method: 'online',
+          guest_email: 'ada@example.test',
+        }),
         /\/pay$/,
       );
       const res = await guest.get(pay);

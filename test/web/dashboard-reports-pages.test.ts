@@ -6,7 +6,7 @@ import { productReport, salesReport } from '../../src/domain/reports/reports.ser
 import { restaurantCtxOrNull } from '../../src/domain/restaurants/restaurant-gate.ts';
 import { accountCtx, type Ctx } from '../../src/domain/shared/context.ts';
 import { decimalAmount } from '../../src/http/dashboard/pages/reports-csv.ts';
-import { formatMoney } from '../../src/http/web/money.ts';
+import { formatMoney } from '../../src/i18n/money.ts';
 import { buildTestApp, newAccount, type TestApp } from '../harness.ts';
 import { Browser, csrfOf, makeRestaurant } from '../oauth/consent-helpers.ts';
 import { type OrderingTenant, orderingTenant, pickupOrder, place } from '../orders/order-helpers.ts';

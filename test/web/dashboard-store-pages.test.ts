@@ -115,6 +115,7 @@ const settings: [string, string][] = [
   ['email', 'hallo@example.test'],
   ['website', ''],
   ['address_line', '10115 Berlin, Invalidenstraße 1'],
+  ['vat_id', 'DE 123456789'],
   ['lat', '52.53'],
   ['lon', '13.38'],
 ];
@@ -178,6 +179,10 @@ test('settings: the state and the form; saved as the JSON API saves them, with s
   assert.match(page.body, /name="accent_color"[^>]+value=""/);
   assert.match(shown.body, /name="accent_color"[^>]+value="#7a1f5c"/);
   assert.equal(store.accent_color, undefined);
+  // The VAT id (on the guests' receipts) likewise.
+  assert.match(page.body, /<label for="vat_id">VAT ID \(optional\)<\/label>/);
+  assert.match(shown.body, /name="vat_id"[^>]+value="DE 123456789"/);
+  assert.equal(store.vat_id, undefined);
 
   // The same form again changes nothing: no event.
   assert.equal((await pages.post('', settings)).statusCode, 303);
@@ -211,6 +216,8 @@ test('settings: each refusal beside its field, nothing saved', async () => {
       () => pages.post('', withField('accent_color', '#ffd700')),
       () => pages.post('', withField('accent_color', 'purple')),
       () => pages.post('', withField('accent_color', '#7a1f5')),
+      () => pages.post('', withField('vat_id', 'D'.repeat(41))),
+      () => pages.post('', withField('vat_id', '<b>DE1</b>')),
       // Dine-in sent although the box is disabled: the plan's refusal, beside the order types.
       () => pages.post('', [...settings, ['order_types', 'dine_in']]),
     ],
@@ -231,9 +238,13 @@ test('settings: each refusal beside its field, nothing saved', async () => {
           'Enter a colour written #rrggbb that white text reads well on (a contrast of at least 4.5:1, as WCAG AA asks), e.g. #1d5c3a. This one is not, or is too light.',
         ],
       ]),
+      ...Array.from({ length: 2 }, () => [
+        ['vat_id', 'Enter the VAT ID with letters, digits, spaces, dots or dashes, at most 40 characters.'],
+      ]),
       [['order_types', 'Your plan does not include this order type.']],
     ],
   );
+  assert.match((await pages.get('')).body, /name="vat_id"[^>]+value=""/, 'no VAT id taken');
   const after = (await pages.get('')).body;
   assert.match(after, /name="guest_orders_per_minute"[^>]+value="60"/, 'the limit unchanged');
   assert.match(after, /name="accent_color"[^>]+value=""/, 'no accent colour taken');
@@ -574,4 +585,101 @@ test('a form without its CSRF token is refused (403) and changes nothing', async
   assert.match(refused.body, /expired/i);
   assert.equal((await storeOf(id)).status, 'closed');
   assert.deepEqual(await eventsOf(id), []);
+});
+
+test('delivery zones: add, edit, remove as the JSON API saves them; every refusal at once beside its zone’s field', async () => {
+  const id = await newRestaurant();
+  const pages = await pagesOf(id);
+  const empty = await pages.get('/delivery-zones');
+  assert.equal(empty.statusCode, 200);
+  assert.match(empty.body, /No delivery zones: you deliver to any address, without a delivery fee\./);
+  assert.match(empty.body, /<legend>Add a zone<\/legend>/);
+  const zone = (row: number, name: string, codes: string, fee: string, min: string): [string, string][] => [
+    [`zone-${row}-name`, name],
+    [`zone-${row}-postal_codes`, codes],
+    [`zone-${row}-fee`, fee],
+    [`zone-${row}-min_order`, min],
+  ];
+
+  // Add two (German decimal commas, codes by comma, space and new line); an empty row adds nothing.
+  const added = await pages.post('/delivery-zones', [
+    ...zone(0, 'Mitte', '10115, 10117\n10119', '2,50', '15'),
+    ...zone(1, 'Prenzlauer Berg', '104* 10435', '4.00', '20.00'),
+    ...zone(2, '', '', '', ''),
+  ]);
+  assert.equal(added.statusCode, 303, added.body);
+  assert.equal(added.headers.location, `${pages.home}/delivery-zones?done=zonesSaved`);
+  assert.deepEqual((await storeOf(id)).delivery_zones, [
+    { name: 'Mitte', postal_codes: ['10115', '10117', '10119'], fee: 250, min_order: 1500 },
+    { name: 'Prenzlauer Berg', postal_codes: ['104*', '10435'], fee: 400, min_order: 2000 },
+  ]);
+  const shown = await pages.get('/delivery-zones?done=zonesSaved');
+  assert.match(shown.body, /The delivery zones were saved\./);
+  assert.match(shown.body, /<legend>Zone 1: Mitte<\/legend>/);
+  assert.match(shown.body, /name="zone-0-postal_codes"[^>]*>10115, 10117, 10119<\/textarea>/);
+  assert.match(shown.body, /name="zone-1-fee"[^>]+value="4.00"/);
+  assert.match(shown.body, /<legend>Add a zone<\/legend>/);
+
+  // Edit the first, remove the second, add a third.
+  const edited = await pages.post('/delivery-zones', [
+    ...zone(0, 'Mitte', '10115 10117', '3.00', '15.00'),
+    ...zone(1, 'Prenzlauer Berg', '104*', '4.00', '20.00'),
+    ['zone-1-remove', 'yes'],
+    ...zone(2, 'Kreuzberg', '109*', '0', '0'),
+  ]);
+  assert.equal(edited.statusCode, 303, edited.body);
+  assert.deepEqual((await storeOf(id)).delivery_zones, [
+    { name: 'Mitte', postal_codes: ['10115', '10117'], fee: 300, min_order: 1500 },
+    { name: 'Kreuzberg', postal_codes: ['109*'], fee: 0, min_order: 0 },
+  ]);
+  const updates = (await eventsOf(id)).filter((event) => event.type === 'store.updated');
+  assert.deepEqual(
+    updates.map((event) => event.data.changed),
+    [['delivery_zones'], ['delivery_zones']],
+  );
+
+  // Every error of a submit at once, each beside its zone's field, nothing saved.
+  await refusedWithoutChange(
+    id,
+    [
+      () =>
+        pages.post('/delivery-zones', [
+          ...zone(0, 'x'.repeat(81), '10115', 'free', '15.00'),
+          ...zone(1, 'Kreuzberg', '10*9', '0', '-1'),
+          ...zone(2, 'New', '', '1.999', '0'),
+        ]),
+      // A name twice (the service's own check, after the form's).
+      () =>
+        pages.post('/delivery-zones', [
+          ...zone(0, 'Mitte', '10115', '0', '0'),
+          ...zone(1, 'mitte', '1', '0', '0'),
+        ]),
+    ],
+    [
+      [
+        ['zone-0-name', 'Enter a name of at most 80 characters that no other zone has.'],
+        ['zone-0-fee', 'Enter the delivery fee as an amount, for example 2.50 (0 for free delivery).'],
+        [
+          'zone-1-postal_codes',
+          'Enter up to 200 postal codes, separated by commas, spaces or new lines: letters, digits and dashes, with * at the end for all codes that start so (101*).',
+        ],
+        ['zone-1-min_order', 'Enter the minimum order as an amount, for example 15.00 (0 for none).'],
+        [
+          'zone-2-postal_codes',
+          'Enter up to 200 postal codes, separated by commas, spaces or new lines: letters, digits and dashes, with * at the end for all codes that start so (101*).',
+        ],
+        ['zone-2-fee', 'Enter the delivery fee as an amount, for example 2.50 (0 for free delivery).'],
+      ],
+      [['zone-1-name', 'Enter a name of at most 80 characters that no other zone has.']],
+    ],
+  );
+  // Removing every zone: delivery anywhere again.
+  const cleared = await pages.post('/delivery-zones', [
+    ...zone(0, 'Mitte', '10115', '3.00', '15.00'),
+    ['zone-0-remove', 'yes'],
+    ...zone(1, 'Kreuzberg', '109*', '0', '0'),
+    ['zone-1-remove', 'yes'],
+  ]);
+  assert.equal(cleared.statusCode, 303, cleared.body);
+  assert.deepEqual((await storeOf(id)).delivery_zones, []);
 });

@@ -3381,6 +3381,17 @@ export interface operations {
               lat: number;
               lon: number;
             } | null;
+            /** @description Where the restaurant delivers, each zone with its fee and minimum order; an address is in the first zone (in this order) one of whose postal codes matches its own. Empty: delivery to any address, without a fee, with the store’s `min_order`. Set in the dashboard. */
+            delivery_zones: {
+              /** @description Shown to guests. */
+              name: string;
+              /** @description The postal codes delivered to; `*` at the end makes a prefix (`101*`). */
+              postal_codes: string[];
+              /** @description The delivery fee of an order to this zone (minor units): its `amounts.delivery_fee`. */
+              fee: number;
+              /** @description The zone’s minimum order (minor units, on the subtotal); the store’s `min_order` applies too, so the higher of the two counts. */
+              min_order: number;
+            }[];
           };
         };
       };
@@ -3600,6 +3611,17 @@ export interface operations {
               lat: number;
               lon: number;
             } | null;
+            /** @description Where the restaurant delivers, each zone with its fee and minimum order; an address is in the first zone (in this order) one of whose postal codes matches its own. Empty: delivery to any address, without a fee, with the store’s `min_order`. Set in the dashboard. */
+            delivery_zones: {
+              /** @description Shown to guests. */
+              name: string;
+              /** @description The postal codes delivered to; `*` at the end makes a prefix (`101*`). */
+              postal_codes: string[];
+              /** @description The delivery fee of an order to this zone (minor units): its `amounts.delivery_fee`. */
+              fee: number;
+              /** @description The zone’s minimum order (minor units, on the subtotal); the store’s `min_order` applies too, so the higher of the two counts. */
+              min_order: number;
+            }[];
           };
         };
       };
@@ -4698,6 +4720,17 @@ export interface operations {
               lat: number;
               lon: number;
             } | null;
+            /** @description Where the restaurant delivers, each zone with its fee and minimum order; an address is in the first zone (in this order) one of whose postal codes matches its own. Empty: delivery to any address, without a fee, with the store’s `min_order`. Set in the dashboard. */
+            delivery_zones: {
+              /** @description Shown to guests. */
+              name: string;
+              /** @description The postal codes delivered to; `*` at the end makes a prefix (`101*`). */
+              postal_codes: string[];
+              /** @description The delivery fee of an order to this zone (minor units): its `amounts.delivery_fee`. */
+              fee: number;
+              /** @description The zone’s minimum order (minor units, on the subtotal); the store’s `min_order` applies too, so the higher of the two counts. */
+              min_order: number;
+            }[];
           };
         };
       };
@@ -4926,6 +4959,17 @@ export interface operations {
               lat: number;
               lon: number;
             } | null;
+            /** @description Where the restaurant delivers, each zone with its fee and minimum order; an address is in the first zone (in this order) one of whose postal codes matches its own. Empty: delivery to any address, without a fee, with the store’s `min_order`. Set in the dashboard. */
+            delivery_zones: {
+              /** @description Shown to guests. */
+              name: string;
+              /** @description The postal codes delivered to; `*` at the end makes a prefix (`101*`). */
+              postal_codes: string[];
+              /** @description The delivery fee of an order to this zone (minor units): its `amounts.delivery_fee`. */
+              fee: number;
+              /** @description The zone’s minimum order (minor units, on the subtotal); the store’s `min_order` applies too, so the higher of the two counts. */
+              min_order: number;
+            }[];
           };
         };
       };

@@ -1,7 +1,9 @@
 import { DateTime } from 'luxon';
 import { pickLocale, translator } from '../../i18n/i18n.ts';
+import type { Receipt } from '../orders/order-receipt.ts';
 import { reservationCalendar } from '../reservations/reservation-calendar.ts';
 import type { Scope } from '../shared/scopes.ts';
+import { renderGuestMail } from './guest-mails.ts';
 
 /*
  * The e-mails Servery sends, as templates: the queue keeps a template's name, its parameters and
@@ -23,6 +25,25 @@ export interface EmailTemplates {
   reservationConfirmed: ReservationMail;
   /** To a guest: the reservation request awaits the restaurant (with a calendar file). */
   reservationRequested: ReservationMail;
+  /** To a guest: their reservation was cancelled (by them, the restaurant or an app). */
+  reservationCancelled: Pick<
+    ReservationMail,
+    'restaurant' | 'code' | 'starts_at' | 'party_size' | 'timezone'
+  >;
+  /** To a guest: the order's confirmation with its receipt and, where known, links to its page and print view. */
+  orderPlaced: OrderMail & { receipt: Receipt; order_url?: string; receipt_url?: string };
+  /** To a guest: the restaurant accepted the order; `ready_at` (ISO 8601) when known. */
+  orderAccepted: OrderMail & { ready_at: string | null };
+  /** To a guest: the restaurant rejected the order, or it was cancelled; the reason when given. */
+  orderRejected: OrderMail & { reason: string | null };
+  orderCancelled: OrderMail & { reason: string | null };
+}
+
+/** An order's mail: the restaurant, the order's code, the restaurant's time zone. */
+interface OrderMail {
+  restaurant: string;
+  code: string;
+  timezone: string;
 }
 
 /** A reservation's e-mail: instants as ISO 8601, shown in the restaurant's time zone. */
@@ -45,14 +66,29 @@ export type EmailContent = {
   [T in EmailTemplate]: { template: T; params: EmailTemplates[T] };
 }[EmailTemplate];
 
+/** The mails to guests with a text and an HTML part (guest-mails.ts). */
+export type GuestMailContent = Extract<
+  EmailContent,
+  { template: 'reservationCancelled' | 'orderPlaced' | 'orderAccepted' | 'orderRejected' | 'orderCancelled' }
+>;
+const guestMails: ReadonlySet<EmailTemplate> = new Set<GuestMailContent['template']>([
+  'reservationCancelled',
+  'orderPlaced',
+  'orderAccepted',
+  'orderRejected',
+  'orderCancelled',
+]);
+
 /** A queued e-mail (job kind `email`). */
 export type QueuedEmail = EmailContent & { to: string; locale: string };
 
-/** A plain-text e-mail ready to send (job kind `rendered-email`, and what renderEmail returns). */
+/** An e-mail ready to send (job kind `rendered-email`, and what renderEmail returns): text, and HTML beside it. */
 export interface RenderedEmail {
   to: string;
   subject: string;
   text: string;
+  /** The same mail as HTML (sent as multipart/alternative with the text). */
+  html?: string;
   attachments?: EmailAttachment[];
 }
 
@@ -71,17 +107,20 @@ const templates: ReadonlySet<string> = new Set<EmailTemplate>([
   'appWebhookSwitchedOff',
   'reservationConfirmed',
   'reservationRequested',
+  ...guestMails,
 ]);
 
 /**
  * The mail in the recipient's language (English for a locale we do not have), plain text ending
- * with a newline. A list of scopes becomes one `- what it allows` line each. A template this code
+ * with a newline; a guest's mail about an order or a cancelled reservation also as HTML. A list of scopes becomes one `- what it allows` line each. A template this code
  * does not know (a job queued by a newer release) is an error, not a mail of raw keys.
  */
 export function renderEmail(email: QueuedEmail): RenderedEmail {
   if (!templates.has(email.template)) throw new Error(`no e-mail template ${email.template}`);
   const locale = pickLocale([email.locale]);
   const t = translator(locale, 'email');
+  if (guestMails.has(email.template))
+    return { to: email.to, ...renderGuestMail(email as GuestMailContent, locale, t) };
   const params: Record<string, unknown> = { ...email.params };
   if ('scopes' in email.params) {
     // Scopes contain ':', i18next's namespace separator: looked up with none.

@@ -204,6 +204,10 @@ function store(tenantId: string): Store {
     contact: { phone: '+49 30 5550100', email: 'hello@example.com', website: 'https://example.com' },
     address: { line: '10115 Berlin, Beispielstraße 1', postal_code: '10115', city: 'Berlin', country: 'DE' },
     location: { lat: 52.532, lon: 13.384 },
+    delivery_zones: [
+      { name: 'Mitte', postal_codes: ['10115', '10117', '10119'], fee: 250, min_order: 1500 },
+      { name: 'Prenzlauer Berg', postal_codes: ['104*'], fee: 400, min_order: 2000 },
+    ],
   };
 }
 

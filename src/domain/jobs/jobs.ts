@@ -13,6 +13,8 @@ export interface JobPayloads {
   'rendered-email': RenderedEmail;
   /** Menu images queued by a write beyond its 25 downloads (domain/menu/menu-images.ts), up to 25. */
   'menu-images': { urls: string[] };
+  /** An accepted order's kitchen ticket, for the restaurant's network printer (orders/kitchen-printing.ts). */
+  'kitchen-ticket': { order_id: string };
 }
 export type JobKind = keyof JobPayloads;
 

@@ -9,8 +9,9 @@ import { finalOrderStatuses } from './order-status.ts';
  * The order board of the dashboard (the kitchen):
  * - it shows the listed orders (an unpaid online order is on no board, as in the API) that are
  *   not final, and those completed or cancelled in the last few hours, oldest first;
- * - its version digests every order on it (id, status, last change) and the store's last change
- *   (statuses in use, busy mode), so a board that shows an older version is out of date.
+ * - its version digests every order on it (id, status, last change, its kitchen ticket's print)
+ *   and the store's last change (statuses in use, busy mode) and automatic printing, so a board
+ *   that shows an older version is out of date.
  */
 
 /** At most this many orders on a board, the oldest first. */
@@ -30,17 +31,17 @@ function boardOrders(ctx: Ctx) {
 export async function boardVersion(ctx: Ctx): Promise<string> {
   const orders = await boardOrders(ctx)
     .select(
-      sql<string>`md5(coalesce(string_agg(o.id::text || ':' || o.status || ':' || (extract(epoch from o.updated_at) * 1000)::bigint::text, ',' ORDER BY o.id), ''))`.as(
+      sql<string>`md5(coalesce(string_agg(o.id::text || ':' || o.status || ':' || (extract(epoch from o.updated_at) * 1000)::bigint::text || ':' || coalesce((extract(epoch from o.ticket_printed_at) * 1000)::bigint::text, '') || ':' || coalesce(o.ticket_print_error, ''), ',' ORDER BY o.id), ''))`.as(
         'digest',
       ),
     )
     .executeTakeFirstOrThrow();
   const store = await ctx.db
     .selectFrom('stores')
-    .select('updated_at')
+    .select(['updated_at', 'auto_print'])
     .where('tenant_id', '=', tenantOf(ctx))
     .executeTakeFirstOrThrow();
-  return `${orders.digest.slice(0, 20)}.${store.updated_at.getTime()}`;
+  return `${orders.digest.slice(0, 20)}.${store.updated_at.getTime()}${store.auto_print ? '.p' : ''}`;
 }
 
 /** The restaurant's order board (its version read first: a change meanwhile shows as out of date). */

@@ -4,7 +4,9 @@ import { checkExternalIdText, isLive, orTaken, viewerApp } from '../menu/menu-wr
 import { type Ctx, tenantOf } from '../shared/context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { assertTransition } from '../shared/state-machine.ts';
+import { queueKitchenTicket } from './kitchen-printing.ts';
 import type { AcceptInput, AcknowledgeInput, AdvanceInput, Order, ReasonInput } from './order.schema.ts';
+import { queueOrderEmail } from './order-emails.ts';
 import {
   type LockedOrder,
   lockListedOrder,
@@ -25,7 +27,10 @@ import { getOrder } from './orders.service.ts';
  * - the moves are checked on the order's transition table; a move to a status the restaurant does
  *   not use is 409 stage_not_used;
  * - a move saves, then records its event: order.status_changed with previous_status, or
- *   order.cancelled with previous_status and reason.
+ *   order.cancelled with previous_status and reason;
+ * - accepting, rejecting and cancelling queue the guest's mail about it (order-emails.ts);
+ * - accepting (or moving on straight from pending) queues the kitchen's ticket for the network
+ *   printer, when one is set (kitchen-printing.ts).
  */
 
 /** Who cancelled, as the order's `cancellation.by` says. */
@@ -88,7 +93,10 @@ export async function acceptOrder(ctx: Ctx, id: string, input: AcceptInput): Pro
     input.prep_minutes === undefined
       ? {}
       : { estimated_ready_at: new Date(ctx.clock.now().getTime() + input.prep_minutes * 60_000) };
-  return move(ctx, row, to, readyAt);
+  const order = await move(ctx, row, to, readyAt);
+  await queueOrderEmail(ctx, row.id, 'orderAccepted');
+  await queueKitchenTicket(ctx, row.id);
+  return order;
 }
 
 /** POST /orders/{id}/reject: only a pending order, to cancelled. */
@@ -101,14 +109,18 @@ export async function rejectOrder(ctx: Ctx, id: string, input: ReasonInput): Pro
         row.status === 'completed' || row.status === 'cancelled' ? '' : ' (cancel it instead)'
       }.`,
     );
-  return cancel(ctx, row, input.reason ?? null);
+  const order = await cancel(ctx, row, input.reason ?? null);
+  await queueOrderEmail(ctx, row.id, 'orderRejected');
+  return order;
 }
 
 /** POST /orders/{id}/cancel: from any status that is not final. */
 export async function cancelOrder(ctx: Ctx, id: string, input: ReasonInput): Promise<Order> {
   const row = await lockListedOrder(ctx, id);
   assertTransition(orderTransitions, 'order', row.status, 'cancelled');
-  return cancel(ctx, row, input.reason ?? null);
+  const order = await cancel(ctx, row, input.reason ?? null);
+  await queueOrderEmail(ctx, row.id, 'orderCancelled');
+  return order;
 }
 
 /** POST /orders/{id}/advance: forward to `status`, or to the next status in use. */
@@ -125,7 +137,10 @@ export async function advanceOrder(ctx: Ctx, id: string, input: AdvanceInput): P
       param: 'status',
     });
   assertTransition(orderTransitions, 'order', row.status, to);
-  return move(ctx, row, to);
+  const order = await move(ctx, row, to);
+  // Moved on straight from pending: accepted all the same, so the kitchen gets its ticket.
+  if (row.status === 'pending') await queueKitchenTicket(ctx, row.id);
+  return order;
 }
 
 async function cancel(ctx: Ctx, row: LockedOrder, reason: string | null): Promise<Order> {

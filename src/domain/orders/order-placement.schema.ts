@@ -54,6 +54,15 @@ export const PlaceOrderInputSchema = Type.Object(
       Type.String({ minLength: 1, maxLength: 100, description: 'From the table’s QR code.' }),
     ),
     note: Type.Optional(nullable(Text(500))),
+    guest_email: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 200,
+        description:
+          'Where the confirmation with the receipt and word of the order’s acceptance, rejection or ' +
+          'cancellation go; needed to pay online. Never returned.',
+      }),
+    ),
     tip: Type.Optional(Type.Integer({ minimum: 0, maximum: maxTip })),
     payment_method: Type.Union([Type.Literal('online'), Type.Literal('on_site')]),
     expected_total: Type.Optional(

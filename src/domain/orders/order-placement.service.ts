@@ -12,10 +12,13 @@ import { newId, newSecret, sha256 } from '../shared/ids.ts';
 import { requireFeature } from '../shared/plans.ts';
 import type { Plan } from '../shared/scopes.ts';
 import { parseTimestamp } from '../shared/timestamps.ts';
+import { deliveryTerms } from '../store/delivery-zones.ts';
 import { storeStatus } from '../store/schedule.ts';
 import type { Store } from '../store/store.schema.ts';
 import { getStoreAndRestaurant, leadMinutes } from '../store/store.service.ts';
+import { queueKitchenTicket } from './kitchen-printing.ts';
 import { orderMoney } from './order-amounts.ts';
+import { queueOrderEmail } from './order-emails.ts';
 import type { PlacedOrder, PlaceOrderInput } from './order-placement.schema.ts';
 import { guestOrderOf, publicOrderOf } from './order-rows.ts';
 
@@ -34,9 +37,16 @@ import { guestOrderOf, publicOrderOf } from './order-rows.ts';
  *   min_select..max_select (400 `items[i].option_ids`);
  * - prices and VAT rates come from the menu at this moment (dine-in or takeaway rate by type),
  *   never from the guest; `expected_total`, when sent, must equal what they make (400);
- * - a delivery reaches the store's minimum order (400 `items`).
+ * - a delivery goes to an address in one of the store's delivery zones, when it has any (400
+ *   `delivery.postal_code`): the zone's fee is the order's delivery fee, and the order reaches the
+ *   higher of the store's and the zone's minimum order (400 `items`); without zones, no fee and the
+ *   store's minimum (delivery-zones.ts).
  * The order starts in the first status the restaurant uses. Paid on site, it exists at once
  * (order.created); paid online, it waits for the payment (domain/payments) and expires without it.
+ * An online payment needs the guest's e-mail (400 `guest_email`): with it, the confirmation with
+ * the receipt is queued with an on-site order, and with an online one once paid (order-emails.ts).
+ * An order that starts past pending is accepted as placed: the kitchen's ticket is queued then
+ * (once paid, online), when a printer is set (kitchen-printing.ts).
  */
 
 /** The largest total an order may come to (its amounts are 32-bit integers in the database). */
@@ -97,15 +107,27 @@ export async function placeOrder(
   }
   const { store, plan, livemode, country } = await getStoreAndRestaurant(ctx);
   checkType(store, plan, input);
+  if (input.payment_method === 'online' && input.guest_email === undefined)
+    throw refuse(
+      'invalid_request',
+      'An online payment needs the guest’s e-mail for the receipt.',
+      'guest_email',
+    );
   const table = input.type === 'dine_in' ? await tableByKey(ctx, input.table_key) : null;
+  const delivery = checkDelivery(store, input);
   const requestedFor = options.anyHour ? null : checkTime(store, input, now);
   const lines = await pricedLines(ctx, input, now, taxCountryOf({ country, timezone: store.timezone }));
   const subtotal = lines.reduce((sum, line) => sum + line.line_total, 0);
-  if (input.type === 'delivery' && subtotal < store.min_order)
-    throw refuse('invalid_request', `Delivery orders start at ${store.min_order} (minor units).`, 'items');
-  if (subtotal + (input.tip ?? 0) > maxOrderTotal)
+  if (subtotal < delivery.minOrder)
+    throw refuse('invalid_request', `Delivery orders start at ${delivery.minOrder} (minor units).`, 'items');
+  if (subtotal + delivery.fee + (input.tip ?? 0) > maxOrderTotal)
     throw refuse('invalid_request', `An order comes to at most ${maxOrderTotal} (minor units).`, 'items');
-  const money = orderMoney(lines, { delivery_fee: 0, service_fee: 0, discount: 0, tip: input.tip ?? 0 });
+  const money = orderMoney(lines, {
+    delivery_fee: delivery.fee,
+    service_fee: 0,
+    discount: 0,
+    tip: input.tip ?? 0,
+  });
   if (input.expected_total !== undefined && input.expected_total !== money.amounts.total)
     throw refuse(
       'invalid_request',
@@ -149,12 +171,13 @@ export async function placeOrder(
     items: JSON.stringify(items),
     tax_lines: JSON.stringify(money.tax.lines),
     guest_key_hash: sha256(guestKey),
+    guest_email: input.guest_email ?? null,
   });
   if (code === null) return (await placedWith(ctx, guestKey)) as PlacedOrder;
   // The order as saved, with every product of its lines on the menu (checked above).
   const saved = { ...order, code, items, tax_lines: money.tax.lines, ack_external_id: null, ack_at: null };
   const onMenu = new Set(items.map((item) => item.product_id));
-  if (!online)
+  if (!online) {
     await recordEvent(ctx, {
       tenantId,
       type: 'order.created',
@@ -162,6 +185,10 @@ export async function placeOrder(
       livemode,
       data: { object: publicOrderOf(saved, onMenu) },
     });
+    await queueOrderEmail(ctx, saved.id, 'orderPlaced', guestKey);
+    // Accepted as placed (a restaurant that does not use pending): the kitchen's ticket at once.
+    if (saved.status !== 'pending') await queueKitchenTicket(ctx, saved.id);
+  }
   return { object: 'placed_order', order: guestOrderOf(saved, onMenu), guest_key: guestKey };
 }
 
@@ -177,6 +204,19 @@ function checkType(store: Store, plan: Plan, input: PlaceOrderInput): void {
         throw refuse('invalid_request', `The delivery ${field} is missing.`, `delivery.${field}`);
   if (input.type !== 'dine_in' && input.table_key !== undefined)
     throw refuse('invalid_request', 'A table key goes only with dine-in orders.', 'table_key');
+}
+
+/** A delivery's fee and minimum order (its zone's, delivery-zones.ts); none for other types. */
+function checkDelivery(store: Store, input: PlaceOrderInput): { fee: number; minOrder: number } {
+  if (input.type !== 'delivery' || input.delivery === undefined) return { fee: 0, minOrder: 0 };
+  const terms = deliveryTerms(store, input.delivery.postal_code);
+  if (terms === null)
+    throw refuse(
+      'invalid_request',
+      'The restaurant does not deliver to this postal code (none of its delivery zones has it).',
+      'delivery.postal_code',
+    );
+  return terms;
 }
 
 async function tableByKey(ctx: Ctx, key: string | undefined): Promise<{ id: string; label: string }> {

@@ -1,7 +1,9 @@
 import type { Db } from '../../db/client.ts';
 import { recordEvent } from '../events/events.store.ts';
 import { isLive } from '../menu/menu-writes.ts';
+import { queueKitchenTicket } from '../orders/kitchen-printing.ts';
 import type { GuestOrder } from '../orders/order.schema.ts';
+import { queuePaidOrderEmail } from '../orders/order-emails.ts';
 import {
   guestOrderOf,
   type OrderRecord,
@@ -21,8 +23,9 @@ import type { PaymentProvider, StartedPayment } from './payment-provider.ts';
  * - an online order waits for its payment ('awaiting'), seen only by its guest; starting the
  *   payment asks the provider once per order (again: the same payment), outside any transaction;
  * - a confirmed payment makes the order exist for the API: it is listed, `order.created` then
- *   `order.paid` are recorded. A confirmation arriving twice (the provider retrying, a race of
- *   two deliveries) records once: the payment's row is locked and a succeeded payment stays so;
+ *   `order.paid` are recorded, and its guest's confirmation mail is queued (order-emails.ts). A
+ *   confirmation arriving twice (the provider retrying, a race of two deliveries) records once:
+ *   the payment's row is locked and a succeeded payment stays so;
  * - a failed payment leaves the order waiting: the guest may try again until it expires;
  * - an order whose payment never came is abandoned after the payment window (no events: it never
  *   existed for the API). A payment confirmed after that still counts: the guest has paid.
@@ -36,9 +39,15 @@ export interface GuestPayment {
   publishable_key: string | null;
 }
 
-/** The order a guest's key opens, in the ctx's restaurant. */
+/**
+ * The order a guest's key opens (the checkout's, or the one of its confirmation mail), in the
+ * ctx's restaurant.
+ */
 export async function orderByGuestKey(ctx: Ctx, guestKey: string): Promise<OrderRecord> {
-  const record = await ordersQuery(ctx).where('o.guest_key_hash', '=', sha256(guestKey)).executeTakeFirst();
+  const hash = sha256(guestKey);
+  const record = await ordersQuery(ctx)
+    .where((eb) => eb.or([eb('o.guest_key_hash', '=', hash), eb('o.mail_key_hash', '=', hash)]))
+    .executeTakeFirst();
   if (!record) throw new ApiError('not_found', 'No order with this key.');
   return record;
 }
@@ -117,13 +126,15 @@ export interface ProviderPayment {
  * What the provider reports of a payment, in one transaction of `db`. Returns false for a payment
  * Servery does not know (another system's, on a shared provider account). The payment is locked
  * in its restaurant (on Citus a lock must name it); one the provider reports without it is
- * looked up first, on every shard.
+ * looked up first, on every shard. `storefrontOf`: a restaurant's storefront address by its slug,
+ * for the link in the guest's mail.
  */
 export async function recordPaymentOutcome(
   db: Db,
   clock: Clock,
   reported: ProviderPayment,
   outcome: PaymentOutcome,
+  storefrontOf?: (slug: string) => string,
 ): Promise<boolean> {
   const { provider, reference } = reported;
   const tenantId =
@@ -177,6 +188,8 @@ export async function recordPaymentOutcome(
         livemode,
         data: { object },
       });
+    await queuePaidOrderEmail(ctx, payment.order_id, storefrontOf);
+    if (record.status !== 'pending') await queueKitchenTicket(ctx, payment.order_id);
     return true;
   });
 }

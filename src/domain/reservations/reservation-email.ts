@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ReservationsTable } from '../../db/schema.ts';
 import { pickLocale } from '../../i18n/i18n.ts';
 import { queueEmail } from '../email/email-outbox.ts';
-import type { Ctx } from '../shared/context.ts';
+import { type Ctx, tenantOf } from '../shared/context.ts';
 import type { Floor } from './availability.ts';
 
 /**
@@ -37,6 +37,37 @@ export async function queueReservationEmail(
       timezone: floor.timezone,
       created_at: row.created_at.toISOString(),
       ...(cancelUrl !== undefined && { cancel_url: cancelUrl }),
+    },
+  });
+}
+
+/**
+ * Queues the guest's e-mail that the reservation is cancelled (by the guest's link, the restaurant
+ * or an app), in the guest's language (else the restaurant's): only with the guest's e-mail, not
+ * when the reservation was made with `notify_guest: false`, and never from a test restaurant.
+ */
+export async function queueReservationCancelledEmail(
+  ctx: Ctx,
+  row: Selectable<ReservationsTable>,
+): Promise<void> {
+  if (row.guest_email === null || !row.notify_guest) return;
+  const restaurant = await ctx.db
+    .selectFrom('restaurants')
+    .select(['name', 'timezone', 'language', 'livemode'])
+    .where('id', '=', tenantOf(ctx))
+    .executeTakeFirstOrThrow();
+  if (!restaurant.livemode) return;
+  await queueEmail(ctx, {
+    tenantId: row.tenant_id,
+    to: row.guest_email,
+    locale: pickLocale([row.guest_locale ?? restaurant.language]),
+    template: 'reservationCancelled',
+    params: {
+      restaurant: restaurant.name,
+      code: row.code,
+      starts_at: row.starts_at.toISOString(),
+      party_size: row.party_size,
+      timezone: restaurant.timezone,
     },
   });
 }

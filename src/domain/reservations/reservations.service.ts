@@ -20,7 +20,7 @@ import {
   tablesFit,
 } from './availability.ts';
 import type { Reservation, ReservationInput, ReservationPatch } from './reservation.schema.ts';
-import { queueReservationEmail } from './reservation-email.ts';
+import { queueReservationCancelledEmail, queueReservationEmail } from './reservation-email.ts';
 import { defaultDuration } from './reservation-settings.service.ts';
 import { type ReservationStatus, reservationTransitions } from './reservation-status.ts';
 
@@ -301,6 +301,7 @@ export async function createReservation(
     guest_name: input.guest_name,
     guest_phone: input.guest_phone ?? null,
     guest_email: input.guest_email ?? null,
+    notify_guest: input.notify_guest !== false,
     guest_locale: input.guest_locale ?? null,
     note: input.note ?? null,
     cancel_token_hash: cancelToken === null ? null : sha256(cancelToken),
@@ -343,6 +344,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * while pending or confirmed and still bookable (409 slot_unavailable). A refusal changes nothing.
  * Emits reservation.updated with `changed`, `previous` (and `previous_status` when the status
  * moved); a PATCH that changes nothing answers the reservation as it is and records no event.
+ * A cancellation e-mails the guest who gave their e-mail (never from a test restaurant).
  */
 export async function updateReservation(ctx: Ctx, id: string, patch: ReservationPatch): Promise<Reservation> {
   await lockReservations(ctx);
@@ -423,6 +425,8 @@ export async function updateReservation(ctx: Ctx, id: string, patch: Reservation
       ...(next.status !== row.status && { previous_status: row.status }),
     },
   });
+  if (next.status === 'cancelled' && row.status !== 'cancelled')
+    await queueReservationCancelledEmail(ctx, updated);
   return reservationOf(updated);
 }
 

@@ -153,6 +153,60 @@ const BusyInputSchema = Type.Union(
   },
 );
 
+/** Limits of the delivery zones (decisions.md, Delivery zones). */
+export const maxDeliveryZones = 20;
+export const maxZonePostalCodes = 200;
+export const maxZoneName = 80;
+export const maxDeliveryFee = 1_000_000;
+const maxMinOrder = 100_000_000;
+
+/*
+ * A delivery zone (decisions.md, Delivery zones): an address is in it when its postal code,
+ * normalized (trimmed, upper case, inner spaces removed), equals one of the zone's codes, or
+ * starts with one that ends in `*` (`101*`). The first zone in the list that matches applies.
+ */
+const ZonePostalCode = Type.String({
+  minLength: 1,
+  maxLength: 20,
+  pattern: '^ *[A-Za-z0-9][A-Za-z0-9 -]*[*]? *$',
+  description:
+    'A postal code (letters, digits, spaces, dashes), or a prefix ending in `*` (`101*`). Compared ' +
+    'trimmed, in upper case and without inner spaces.',
+});
+
+export const DeliveryZoneSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: maxZoneName, description: 'Shown to guests.' }),
+    postal_codes: Type.Array(ZonePostalCode, {
+      minItems: 1,
+      maxItems: maxZonePostalCodes,
+      description: 'The postal codes delivered to; `*` at the end makes a prefix (`101*`).',
+    }),
+    fee: Type.Integer({
+      minimum: 0,
+      maximum: maxDeliveryFee,
+      description: 'The delivery fee of an order to this zone (minor units): its `amounts.delivery_fee`.',
+    }),
+    min_order: Type.Integer({
+      minimum: 0,
+      maximum: maxMinOrder,
+      description:
+        'The zone’s minimum order (minor units, on the subtotal); the store’s `min_order` applies too, ' +
+        'so the higher of the two counts.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryZone = Static<typeof DeliveryZoneSchema>;
+
+const DeliveryZonesSchema = Type.Array(DeliveryZoneSchema, {
+  maxItems: maxDeliveryZones,
+  description:
+    'Where the restaurant delivers, each zone with its fee and minimum order; an address is in the ' +
+    'first zone (in this order) one of whose postal codes matches its own. Empty: delivery to any ' +
+    'address, without a fee, with the store’s `min_order`. Set in the dashboard.',
+});
+
 /** The Store resource (spec: Store), fields in the spec's order. */
 export const StoreSchema = Type.Object(
   {
@@ -197,6 +251,7 @@ export const StoreSchema = Type.Object(
     location: nullable(
       Type.Object({ lat: Type.Number(), lon: Type.Number() }, { additionalProperties: false }),
     ),
+    delivery_zones: DeliveryZonesSchema,
   },
   { additionalProperties: false },
 );
@@ -241,7 +296,7 @@ export type StorePatch = Static<typeof StorePatchSchema>;
 export const StoreSettingsPatchSchema = Type.Object(
   {
     ...StorePatchSchema.properties,
-    min_order: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+    min_order: Type.Optional(Type.Integer({ minimum: 0, maximum: maxMinOrder })),
     order_statuses: Type.Optional(
       Type.Array(Type.Union(usableOrderStatuses.map((status) => Type.Literal(status))), {
         minItems: 1,
@@ -275,6 +330,7 @@ export const StoreSettingsPatchSchema = Type.Object(
       ),
     ),
     default_table_seats: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    delivery_zones: Type.Optional(DeliveryZonesSchema),
   },
   { additionalProperties: false },
 );

@@ -24,6 +24,7 @@ import type { Plan } from '../shared/scopes.ts';
 import { characterCount } from '../shared/text.ts';
 import { parseTimestamp } from '../shared/timestamps.ts';
 import { lockOrCollide, writeTransaction } from '../shared/write-collisions.ts';
+import { storedZones } from './delivery-zones.ts';
 import { localDate, storeStatus } from './schedule.ts';
 import {
   type Closure,
@@ -112,6 +113,7 @@ function storeQuery(tenantId: string, since: Date, lock: boolean) {
       's.accent_color',
       's.logo_sizes',
       's.cover_sizes',
+      's.delivery_zones',
     ])
     .select(
       sql<Array<Omit<Closure, 'object'>>>`(
@@ -255,6 +257,7 @@ async function loadStore(ctx: Ctx, lock: boolean): Promise<LoadedStore> {
     contact: { phone: row.phone, email: row.email, website: row.website },
     address: addressOf(row.address_line, row.country),
     location: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon },
+    delivery_zones: row.delivery_zones,
   };
   return {
     store,
@@ -278,7 +281,7 @@ export async function getStore(ctx: Ctx): Promise<Store> {
 /**
  * The store with what else its read has of the restaurant: the plan (the dashboard shows the order
  * types it lacks), whether it is live and its tax country setting (placing an order), and the
- * storefront's look.
+ * storefront's look and menu version (what it keeps of the menu is kept under it).
  */
 export async function getStoreAndRestaurant(ctx: Ctx): Promise<{
   store: Store;
@@ -328,6 +331,7 @@ const settingFields = [
   'contact',
   'address',
   'location',
+  'delivery_zones',
 ] as const satisfies ReadonlyArray<keyof Store>;
 
 /**
@@ -391,6 +395,7 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
   const settings: StoreSettingsPatch = patch;
   if (settings.order_statuses !== undefined) checkOrderStatuses(settings.order_statuses);
   const busy = settings.busy === undefined ? undefined : busyColumns(settings.busy, ctx.clock.now());
+  const zones = settings.delivery_zones === undefined ? undefined : storedZones(settings.delivery_zones);
   let before = await loadStore(ctx, true);
   // A busy period that ended by itself, not yet cleared by the worker, is announced before this
   // write replaces it: every period that ends by itself is reported once.
@@ -417,6 +422,7 @@ export async function updateStore(ctx: Ctx, patch: StorePatch | StoreSettingsPat
       ...(settings.default_table_seats === undefined
         ? {}
         : { default_table_seats: settings.default_table_seats }),
+      ...(zones === undefined ? {} : { delivery_zones: JSON.stringify(zones) }),
       ...busy,
       updated_at: ctx.clock.now(),
     })

@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.ts';
 import { type PaymentOutcome, recordPaymentOutcome } from '../../domain/payments/payments.service.ts';
 import type { Clock } from '../../domain/shared/context.ts';
 import { ApiError } from '../../domain/shared/errors.ts';
+import { type StorefrontHosts, storefrontAddress } from '../storefront/storefront-address.ts';
 
 /** What each PaymentIntent event Servery listens to means for the order's payment. */
 const outcomes: Partial<Record<string, PaymentOutcome>> = {
@@ -26,7 +27,7 @@ const outcomes: Partial<Record<string, PaymentOutcome>> = {
  */
 export async function stripeWebhookRoute(
   app: FastifyInstance,
-  options: { db: Db; clock: Clock; stripe: StripePayments },
+  options: { db: Db; clock: Clock; stripe: StripePayments; config: StorefrontHosts },
 ): Promise<void> {
   app.removeContentTypeParser('application/json');
   // Stripe's events hold the whole PaymentIntent: more room than the API's 64 KiB.
@@ -65,6 +66,7 @@ export async function stripeWebhookRoute(
             tenantId: event.data.object.metadata?.tenant_id ?? null,
           },
           outcome,
+          (slug) => storefrontAddress(options.config, slug),
         );
       return { received: true as const };
     },

@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { testPaymentReference } from '../../adapters/payments/test-payments.ts';
-import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { getMenu } from '../../domain/menu/menu.service.ts';
 import { GuestOrderSchema } from '../../domain/orders/order.schema.ts';
@@ -22,12 +21,13 @@ import type { Limiters } from '../../domain/shared/limits.ts';
 import { writeTransaction } from '../../domain/shared/write-collisions.ts';
 import { getStore } from '../../domain/store/store.service.ts';
 import { guestLimiters } from './guest-limits.ts';
+import { type StorefrontHosts, storefrontAddress } from './storefront-address.ts';
 import { storefrontVisitors } from './storefront-visitors.ts';
 
 export interface StorefrontOptions {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'baseUrl'>;
+  config: StorefrontHosts;
   limiters: Limiters;
   /** Takes online payments of live restaurants; test restaurants always use the test provider. */
   payments: PaymentProvider;
@@ -63,7 +63,14 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
   async function guestCtx(request: FastifyRequest): Promise<Ctx & { livemode: boolean }> {
     const restaurant = await restaurantOf(request, (request.params as { slug: string }).slug);
     if (!restaurant) throw new ApiError('not_found', 'No restaurant at this address.');
-    return { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' }, livemode: restaurant.livemode };
+    return {
+      db,
+      clock,
+      tenantId: restaurant.id,
+      actor: { kind: 'guest' },
+      storefront: storefrontAddress(options.config, restaurant.slug),
+      livemode: restaurant.livemode,
+    };
   }
 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -128,6 +135,7 @@ export async function storefrontApiPlugin(app: FastifyInstance, options: Storefr
         clock,
         { provider: 'test', reference: testPaymentReference(row.id), tenantId: ctx.tenantId },
         outcome,
+        (slug) => storefrontAddress(options.config, slug),
       );
       if (!known) throw new ApiError('invalid_request', 'Start the payment first.', { param: 'outcome' });
       return guestOrderByKey(ctx, request.params.key);

@@ -10,7 +10,7 @@ import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { translator } from '../../../i18n/i18n.ts';
-import { formatDateTime } from '../../web/local-time.ts';
+import { formatDateTime } from '../../../i18n/local-time.ts';
 import { messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import { restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';

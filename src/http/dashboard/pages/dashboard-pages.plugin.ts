@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import { restaurantsOfAccount } from '../../../domain/restaurants/restaurants-of-account.ts';
 import type { ImageFetcher } from '../../../domain/shared/image-fetcher.ts';
 import { dashboardSessions } from '../../shared/sessions.ts';
@@ -10,18 +9,20 @@ import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pa
 import { appsPages } from './apps-pages.ts';
 import { menuPages } from './menu-pages.ts';
 import { ordersPages } from './orders-page.ts';
+import { overviewPages } from './overview-page.ts';
+import { printingPage } from './printing-page.ts';
 import { reportsPages } from './reports-pages.ts';
 import { reservationsPages } from './reservations-pages.ts';
-import { dashboardNavigation, restaurantNavigation, restaurantNotFound } from './restaurant-page.ts';
+import { dashboardNavigation } from './restaurant-page.ts';
 import { storePages } from './store-pages.ts';
 import { type TablesPagesConfig, tablesPages } from './tables-pages.ts';
 import { webhooksPages } from './webhooks-pages.ts';
 
 /*
  * The restaurant dashboard's pages at `/dashboard` (its JSON API is at `/dashboard/api`): sign-in
- * for any account, the restaurants it is an owner or staff member of, and each restaurant's page
- * with the navigation to its sections, its menu editor (menu-pages.ts) and its order board
- * (orders-page.ts). Another restaurant is a 404, as if it did not exist.
+ * for any account, the restaurants it is an owner or staff member of, and each restaurant's
+ * overview with the navigation to its sections (overview-page.ts), its menu editor (menu-pages.ts)
+ * and its order board (orders-page.ts). Another restaurant is a 404, as if it did not exist.
  * Pages are in the person's language (footer links, else the browser's), not the restaurant's:
  * that is the language of its guests.
  */
@@ -49,24 +50,10 @@ export async function dashboardPagesPlugin(
     }),
   );
 
-  app.get(
-    '/dashboard/restaurants/:restaurantId',
-    signedInPage(async (request, reply, { ctx, view }) => {
-      const { restaurantId } = request.params as { restaurantId: string };
-      const inRestaurant = await restaurantCtxOrNull(ctx, restaurantId, ['owner', 'staff']);
-      if (!inRestaurant) return restaurantNotFound(reply, view());
-      const restaurant = {
-        ...(await currentRestaurant(inRestaurant)),
-        role: inRestaurant.actor.kind === 'account' ? inRestaurant.actor.role : null,
-      };
-      const page = view();
-      const nav = restaurantNavigation(page, restaurant.id, 'overview', restaurant.role);
-      return sendPage(reply, 200, renderPage('dashboard/pages/restaurant', { ...page, nav }, { restaurant }));
-    }),
-  );
-
+  overviewPages(app, signedInPage);
   menuPages(app, signedInPage, options.images && { keeper: options.images, baseUrl: options.config.baseUrl });
   ordersPages(app, signedInPage);
+  printingPage(app, signedInPage);
   storePages(app, signedInPage, options.images);
   tablesPages(app, signedInPage, options.config);
   reservationsPages(app, signedInPage, options.config);

@@ -9,8 +9,8 @@ import {
   taxClasses,
 } from '../../../domain/menu/menu.schema.ts';
 import type { Locale } from '../../../i18n/i18n.ts';
+import { moneyInputValue, parseMoney } from '../../../i18n/money.ts';
 import { inputProblems } from '../../shared/validation.ts';
-import { moneyInputValue, parseMoney } from '../../web/money.ts';
 import type { FormError } from '../../web/page.ts';
 
 /*

@@ -28,9 +28,9 @@ import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaura
 import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
+import { formatDateTime, parseLocalDateTime } from '../../../i18n/local-time.ts';
+import { formatMoney } from '../../../i18n/money.ts';
 import { checkedInput } from '../../shared/validation.ts';
-import { formatDateTime, parseLocalDateTime } from '../../web/local-time.ts';
-import { formatMoney } from '../../web/money.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import {

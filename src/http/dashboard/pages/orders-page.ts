@@ -2,6 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OrderBoard } from '../../../domain/orders/kitchen.schema.ts';
 import { orderBoard } from '../../../domain/orders/kitchen.service.ts';
 import {
+  printingSettings,
+  printTicketAgain,
+  setAutoPrint,
+  ticketStates,
+} from '../../../domain/orders/kitchen-printing.ts';
+import { kitchenTicket } from '../../../domain/orders/kitchen-ticket.ts';
+import {
   AcceptInputSchema,
   AdvanceInputSchema,
   type Order,
@@ -22,10 +29,10 @@ import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { updateStore } from '../../../domain/store/store.service.ts';
 import { translator } from '../../../i18n/i18n.ts';
+import { formatDateTime } from '../../../i18n/local-time.ts';
+import { formatMoney } from '../../../i18n/money.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
-import { formatDateTime } from '../../web/local-time.ts';
-import { formatMoney } from '../../web/money.ts';
 import {
   type FormError,
   messagePage,
@@ -53,16 +60,34 @@ const busyChoices = [15, 30, 45];
 const busyMs = 60 * 60 * 1000;
 
 /** The messages after a write, shown above the board (`?done=`, `?problem=`). */
-const doneMessages = new Set(['accepted', 'advanced', 'cancelled', 'rejected', 'busy', 'busyEnded']);
-const problemMessages = new Set(['changed']);
+const doneMessages = new Set([
+  'accepted',
+  'advanced',
+  'cancelled',
+  'rejected',
+  'busy',
+  'busyEnded',
+  'printQueued',
+  'autoPrintOn',
+  'autoPrintOff',
+]);
+const problemMessages = new Set(['changed', 'noPrinter']);
 
 /*
- * The order page may run its one script (kitchen.js: live updates and the chime), from our own
- * origin, and read the board's fragment and stream; everything else as on every page.
+ * The order page may run its one script (kitchen.js: live updates, the chime and automatic
+ * printing), from our own origin, read the board's fragment and stream, and load tickets in a
+ * frame to print them; everything else as on every page.
  */
 const boardPolicy = pageHeaders({ formActionSelf: true, referrer: 'same-origin' })[
   'content-security-policy'
-].replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';");
+].replace(
+  "default-src 'none';",
+  "default-src 'none'; script-src 'self'; connect-src 'self'; frame-src 'self';",
+);
+/** A ticket's print view runs its Print button's script, and may be framed by the board (ours alone). */
+const ticketPolicy = pageHeaders({ formActionSelf: true, referrer: 'same-origin' })
+  ['content-security-policy'].replace("default-src 'none';", "default-src 'none'; script-src 'self';")
+  .replace("frame-ancestors 'none'", "frame-ancestors 'self'");
 
 interface BoardPage {
   ctx: Ctx;
@@ -137,6 +162,9 @@ function columnsOf(board: OrderBoard): Array<{ status: OrderStatus; orders: Orde
  * the browser back with a note; a reason over the limit shows the board again (400) with the error
  * beside that card's field. With JavaScript the page also follows the JSON API's stream and reloads
  * the board (`…/orders/board`, the board alone) when it changes, and chimes for a new order.
+ * Kitchen tickets: each order's print view for 80 mm paper (`…/orders/{id}/ticket`), the owners'
+ * switch for automatic printing (`…/orders/auto-print`) and "Print again" on the network printer
+ * (`…/orders/{id}/print`, owners and staff: kitchen-printing.ts).
  */
 export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
   const withCsrf = { preHandler: app.csrfProtection };
@@ -169,6 +197,11 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
   /** What the board's templates use: the board, its columns and the formatting of its values. */
   const boardData = async (page: BoardPage, values: FormValues, errors: FormError[]) => {
     const board = await orderBoard(page.ctx);
+    const tickets = await ticketStates(
+      page.ctx,
+      board.orders.map((order) => order.id),
+    );
+    const printing = await printingSettings(page.ctx);
     const inUse = board.order_statuses.filter(
       (status) => !(finalOrderStatuses as readonly string[]).includes(status),
     ) as OrderStatus[];
@@ -179,6 +212,8 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
       home: page.home,
       board,
       columns: columnsOf(board),
+      tickets,
+      printing,
       next: (order: Order) => nextInUse(inUse, order.status),
       stream: `/dashboard/api/restaurants/${page.restaurant.id}/orders/stream`,
       prepChoices,
@@ -243,6 +278,38 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
     ),
   );
 
+  // An order's kitchen ticket made for 80 mm paper, in the restaurant's language; the board's
+  // script loads it in a frame to print it, the card links to it.
+  app.get(
+    `${base}/:orderId/ticket`,
+    {
+      onSend: async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        reply.header('content-security-policy', ticketPolicy).header('x-frame-options', 'SAMEORIGIN');
+        return payload;
+      },
+    },
+    boardPage(kitchen, async (request, reply, page) => {
+      const { orderId } = request.params as { orderId: string };
+      try {
+        const ticket = await kitchenTicket(page.ctx, orderId);
+        return sendPage(
+          reply,
+          200,
+          renderPage('dashboard/pages/orders-ticket', page.view, {
+            ticket,
+            restaurant: page.restaurant,
+            home: page.home,
+            script: assetUrl('kitchen-ticket.js'),
+            styles: assetUrl('kitchen.css'),
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'not_found') return orderNotFound(reply, page.view);
+        throw error;
+      }
+    }),
+  );
+
   /** Runs a write in one transaction, as the signed-in account in the restaurant. */
   const write = (page: BoardPage, work: (ctx: Ctx) => Promise<unknown>) =>
     writeTransaction(page.ctx.db, (trx) => work({ ...page.ctx, db: trx }));
@@ -266,6 +333,42 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
         updateStore(ctx, { busy: choice === 'end' ? null : { extra_minutes: minutes, until } }),
       );
       return reply.redirect(`${page.home}?done=${choice === 'end' ? 'busyEnded' : 'busy'}`, 303);
+    }),
+  );
+
+  // The board's switch for automatic printing (owners): `auto_print` on or off.
+  app.post(
+    `${base}/auto-print`,
+    { ...withCsrf, ...boardHeaders },
+    boardPage(['owner'], async (request, reply, page) => {
+      const choice = new FormReader(sentValues(request.body)).text('auto_print');
+      if (choice !== 'on' && choice !== 'off')
+        return showBoard(
+          reply,
+          page,
+          {},
+          { values: {}, errors: [{ message: page.view.t('errors.invalid') }] },
+        );
+      await write(page, (ctx) => setAutoPrint(ctx, choice === 'on'));
+      return reply.redirect(`${page.home}?done=${choice === 'on' ? 'autoPrintOn' : 'autoPrintOff'}`, 303);
+    }),
+  );
+
+  // "Print again": the ticket queued for the network printer once more (never twice at once).
+  app.post(
+    `${base}/:orderId/print`,
+    { ...withCsrf, ...boardHeaders },
+    boardPage(kitchen, async (request, reply, page) => {
+      const { orderId } = request.params as { orderId: string };
+      try {
+        await write(page, (ctx) => printTicketAgain(ctx, orderId));
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'not_found') return orderNotFound(reply, page.view);
+        if (error.code !== 'invalid_request') throw error;
+        return reply.redirect(`${page.home}?problem=noPrinter#order-${orderId}`, 303);
+      }
+      return reply.redirect(`${page.home}?done=printQueued#order-${orderId}`, 303);
     }),
   );
 

@@ -1,5 +1,5 @@
 import type { ProductReport, SalesReport } from '../../../domain/reports/report.schema.ts';
-import { currencyDigits } from '../../web/money.ts';
+import { currencyDigits } from '../../../i18n/money.ts';
 
 /*
  * The reports as CSV files for a spreadsheet (RFC 4180: comma-separated, CRLF line ends, a field

@@ -13,8 +13,8 @@ import { productReport, salesReport } from '../../../domain/reports/reports.serv
 import { currentRestaurant, restaurantCtxOrNull } from '../../../domain/restaurants/restaurant-gate.ts';
 import type { Ctx, Role } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
+import { currencyDigits, formatMoney } from '../../../i18n/money.ts';
 import { assetUrl } from '../../web/assets.ts';
-import { currencyDigits, formatMoney } from '../../web/money.ts';
 import {
   type FormError,
   formField,

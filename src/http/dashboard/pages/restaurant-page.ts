@@ -7,6 +7,7 @@ type Section =
   | 'store'
   | 'tables'
   | 'orders'
+  | 'printing'
   | 'reservations'
   | 'menu'
   | 'reports'
@@ -40,6 +41,7 @@ export function restaurantNavigation(
     'store',
     'tables',
     'orders',
+    'printing',
     'reservations',
     'menu',
     'reports',

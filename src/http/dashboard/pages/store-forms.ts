@@ -10,8 +10,8 @@ import type {
 } from '../../../domain/store/store.schema.ts';
 import { orderTypes } from '../../../domain/store/store.schema.ts';
 import type { Locale } from '../../../i18n/i18n.ts';
-import { parseLocalDateTime } from '../../web/local-time.ts';
-import { moneyInputValue } from '../../web/money.ts';
+import { parseLocalDateTime } from '../../../i18n/local-time.ts';
+import { moneyInputValue } from '../../../i18n/money.ts';
 import type { FormReader, FormValues } from './menu-forms.ts';
 
 /*

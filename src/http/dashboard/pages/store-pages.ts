@@ -33,8 +33,9 @@ import {
   setAccentColor,
   setStorefrontPicture,
 } from '../../../domain/store/storefront-look.ts';
+import { maxVatId, setStoreVatId, storeVatId } from '../../../domain/store/vat-id.ts';
+import { formatDateTime } from '../../../i18n/local-time.ts';
 import { checkedInput } from '../../shared/validation.ts';
-import { formatDateTime } from '../../web/local-time.ts';
 import { type FormError, messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import type { SignedInPageHandler } from '../../web/signed-in-pages.ts';
 import { FormReader, type FormValues, sentValues } from './menu-forms.ts';
@@ -59,6 +60,14 @@ import {
   specialDayRows,
 } from './store-forms.ts';
 import { sentPicture, storefrontPictures } from './store-pictures.ts';
+import {
+  sentZoneRows,
+  zoneErrorKey,
+  zoneField,
+  zoneFieldOf,
+  zonesInput,
+  zonesValues,
+} from './store-zone-forms.ts';
 
 /** Who manages the store: its owners, as in the JSON API (store.route.ts). */
 const storeManagers: readonly Role[] = ['owner'];
@@ -91,6 +100,7 @@ const sections = [
   { path: '', template: 'store', tab: 'settings' },
   { path: '/hours', template: 'store-hours', tab: 'hours' },
   { path: '/special-days', template: 'store-special-days', tab: 'specialDays' },
+  { path: '/delivery-zones', template: 'store-zones', tab: 'zones' },
   { path: '/pause', template: 'store-pause', tab: 'pause' },
 ] as const;
 type Section = (typeof sections)[number];
@@ -102,6 +112,7 @@ const doneMessages = new Set([
   'dayAdded',
   'daySaved',
   'dayDeleted',
+  'zonesSaved',
   'paused',
   'pauseChanged',
   'resumed',
@@ -247,7 +258,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
     );
 
   // The store's state and settings.
-  const [settings, hours, specialDays, pause] = sections;
+  const [settings, hours, specialDays, zones, pause] = sections;
 
   /** Each order type, whether it is offered, and the plans that include it when this one does not. */
   const orderTypeChoices = (page: StorePage) =>
@@ -275,6 +286,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
         values: {
           ...settingsValues(page.store, page.view.locale),
           guest_orders_per_minute: String(await guestOrderLimit(page.ctx)),
+          vat_id: (await storeVatId(page.ctx)) ?? '',
           accent_color: page.look.accentColor ?? '',
         },
         done: doneOf(request),
@@ -289,11 +301,13 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
       const form = new FormReader(page.values);
       const patch = settingsInput(form, page.store.currency);
       form.check(StoreSettingsPatchSchema, patch, settingsFieldOf);
-      // Not fields of the API's store: the guest limit and the storefront's look are the owner's
-      // alone (guest-limits.ts, storefront-look.ts).
+      // Not fields of the API's store: the guest limit, the storefront's look and the VAT id are
+      // the owner's alone (guest-limits.ts, storefront-look.ts, vat-id.ts).
       const guestOrders = form.integer('guest_orders_per_minute');
       if (guestOrders === undefined) form.invalid.push('guest_orders_per_minute');
       const accent = form.optionalText('accent_color');
+      const vatId = form.optionalText('vat_id');
+      if (vatId !== null && vatId.trim().length > maxVatId) form.invalid.push('vat_id');
       const sent = await Promise.all(
         storefrontPictures.map(
           async (name) => [name, await sentPicture(request, form, name, pictures)] as const,
@@ -308,6 +322,7 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
           await updateStore(ctx, checkedInput(StoreSettingsPatchSchema, patch));
           await setGuestOrderLimit(ctx, guestOrders ?? 0);
           await setAccentColor(ctx, accent ?? null);
+          await setStoreVatId(ctx, vatId);
           for (const [name, sizes] of sent)
             if (sizes !== undefined) await setStorefrontPicture(ctx, name, sizes);
         },
@@ -406,6 +421,45 @@ export function storePages(app: FastifyInstance, signedInPage: Wrap, pictures?: 
         (ctx) => deleteClosure(ctx, date),
         { to: `${page.home}/special-days`, message: 'dayDeleted' },
         { fieldOf: () => 'date', show: () => notFound(reply, page) },
+      );
+    }),
+  );
+
+  // The delivery zones: each zone's row (with a box to remove it), and an empty one to add a zone.
+  const showZones = (reply: FastifyReply, page: StorePage, form: ShownForm & { rows: number }) =>
+    show(reply, page, zones, form, {
+      rows: Array.from({ length: form.rows }, (_, row) => row),
+      zones: page.store.delivery_zones.length,
+      zoneField,
+    });
+
+  app.get(
+    `${base}/delivery-zones`,
+    storePage(async (request, reply, page) =>
+      showZones(reply, page, { ...zonesValues(page.store, page.view.locale), done: doneOf(request) }),
+    ),
+  );
+
+  app.post(
+    `${base}/delivery-zones`,
+    withCsrf,
+    storePage(async (_request, reply, page) => {
+      const form = new FormReader(page.values);
+      const { input, rows } = zonesInput(form, page.store.currency);
+      const fieldOf = (param: string) => zoneFieldOf(param, rows);
+      form.check(StoreSettingsPatchSchema, input, fieldOf);
+      return write(
+        reply,
+        page,
+        form,
+        (ctx) => updateStore(ctx, checkedInput(StoreSettingsPatchSchema, input)),
+        { to: `${page.home}/delivery-zones`, message: 'zonesSaved' },
+        {
+          fieldOf,
+          keyOf: zoneErrorKey,
+          show: (errors) =>
+            showZones(reply, page, { values: page.values, rows: sentZoneRows(page.values), errors }),
+        },
       );
     }),
   );

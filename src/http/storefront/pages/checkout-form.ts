@@ -1,9 +1,10 @@
 import type { TFunction } from 'i18next';
 import type { PlaceOrderInput } from '../../../domain/orders/order-placement.schema.ts';
 import type { ApiError } from '../../../domain/shared/errors.ts';
+import { deliveryTerms } from '../../../domain/store/delivery-zones.ts';
 import type { Store } from '../../../domain/store/store.schema.ts';
-import { parseLocalDateTime } from '../../web/local-time.ts';
-import { parseMoney } from '../../web/money.ts';
+import { parseLocalDateTime } from '../../../i18n/local-time.ts';
+import { parseMoney } from '../../../i18n/money.ts';
 import type { FormError } from '../../web/page.ts';
 import type { Cart } from './cart-cookie.ts';
 
@@ -29,8 +30,8 @@ const optional = (text: string | undefined) => (text?.trim() ? text : null);
 
 /**
  * The order the form asks for, or the fields the form itself refuses, all of them at once: those
- * it could not read (a tip that is no amount, a later time that is no time) and the blank parts of
- * a delivery address. Such a form never reaches placeOrder.
+ * it could not read (a tip that is no amount, a later time that is no time, an e-mail that is no
+ * address), the blank parts of a delivery address and a missing e-mail when paying online. Such a form never reaches placeOrder.
  */
 export function checkoutInput(
   values: CheckoutValues,
@@ -45,6 +46,10 @@ export function checkoutInput(
   if (type === 'delivery')
     for (const field of address)
       if (!values[`delivery_${field}`]?.trim()) unreadable.push(`delivery.${field}`);
+  // The e-mail: needed to pay online, and an address when given (a message beside the field either way).
+  const email = values.guest_email?.trim() ?? '';
+  if (email === '' ? values.payment_method === 'online' : !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    unreadable.push('guest_email');
   const tipText = values.tip?.trim() ?? '';
   const tip = tipText === '' ? 0 : parseMoney(tipText, store.currency);
   if (tip === null) unreadable.push('tip');
@@ -54,6 +59,7 @@ export function checkoutInput(
     if (requestedFor === null) unreadable.push('requested_for');
   }
   const seen = Number(values.seen_subtotal);
+  const fee = type === 'delivery' ? seenDeliveryFee(values) : 0;
   const input: PlaceOrderInput = {
     type,
     items: cart.lines.map((line) => ({
@@ -63,6 +69,7 @@ export function checkoutInput(
     })),
     customer: { name: optional(values.customer_name), phone: optional(values.customer_phone) },
     note: optional(values.note),
+    ...(email !== '' && { guest_email: email }),
     tip: tip ?? 0,
     payment_method: values.payment_method as PlaceOrderInput['payment_method'],
     requested_for: requestedFor,
@@ -75,9 +82,28 @@ export function checkoutInput(
         },
       }),
     ...(type === 'dine_in' && cart.tableKey !== null && { table_key: cart.tableKey }),
-    ...(Number.isSafeInteger(seen) && seen >= 0 && { expected_total: seen + (tip ?? 0) }),
+    ...(Number.isSafeInteger(seen) && seen >= 0 && { expected_total: seen + fee + (tip ?? 0) }),
   };
   return { input, unreadable };
+}
+
+/** The delivery fee the page showed the guest (none: 0). */
+function seenDeliveryFee(values: CheckoutValues): number {
+  const fee = Number(values.seen_delivery_fee ?? '');
+  return values.seen_delivery_fee && Number.isSafeInteger(fee) && fee >= 0 ? fee : 0;
+}
+
+/**
+ * The delivery fee of the zone of the postal code sent, when the page has not shown it to the
+ * guest (they typed the code, or the restaurant changed the fee since): the page then shows it,
+ * and the guest places the order again. null: nothing to show (no delivery, a postal code outside
+ * every zone, or the fee the guest saw).
+ */
+export function unseenDeliveryFee(values: CheckoutValues, store: Store): number | null {
+  if (values.type !== 'delivery' || !values.delivery_postal_code?.trim()) return null;
+  const terms = deliveryTerms(store, values.delivery_postal_code);
+  if (terms === null || terms.fee === seenDeliveryFee(values)) return null;
+  return terms.fee;
 }
 
 /** The form's field for a refusal's `param`: a changed total goes to the cart's lines, a table's key to the order type. */
@@ -103,6 +129,7 @@ const ownMessages = new Set([
   'delivery_city',
   'customer_name',
   'customer_phone',
+  'guest_email',
   'note',
   'tip',
   'payment_method',
@@ -143,6 +170,10 @@ export function checkoutError(
       return said(later ? 'timeUnavailable' : 'closedNow', { earliest: context.earliest });
     return said(later ? 'noPreorders' : 'requestedFor');
   }
+  // A postal code that is there but in none of the delivery zones (a blank one is missing).
+  if (param === 'delivery.postal_code' && context.input.delivery?.postal_code.trim())
+    return said('outsideZones');
+  if (param === 'guest_email') return said(context.input.guest_email ? 'guest_email_format' : 'guest_email');
   const own = ownMessages.has(param.replace(/\./g, '_')) ? param.replace(/\./g, '_') : null;
   if (param === 'delivery') return said('delivery_address');
   if (param === 'customer') return said('customer_name');

@@ -2,7 +2,6 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { testPaymentReference } from '../../../adapters/payments/test-payments.ts';
-import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db/client.ts';
 import { allergenKeys } from '../../../domain/menu/allergen-names.ts';
 import { dietKeys } from '../../../domain/menu/diet-names.ts';
@@ -14,7 +13,9 @@ import {
   placeOrder,
   takesLaterOrders,
 } from '../../../domain/orders/order-placement.service.ts';
+import { orderWithRestaurant, receiptOf } from '../../../domain/orders/order-receipt.ts';
 import { finalOrderStatuses } from '../../../domain/orders/order-status.ts';
+import { receiptView } from '../../../domain/orders/receipt-view.ts';
 import type { PaymentProvider } from '../../../domain/payments/payment-provider.ts';
 import {
   guestOrderByKey,
@@ -26,14 +27,15 @@ import type { Clock, Ctx } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import type { Limiters } from '../../../domain/shared/limits.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
+import { deliveryTerms } from '../../../domain/store/delivery-zones.ts';
 import type { Store } from '../../../domain/store/store.schema.ts';
 import { getStoreAndRestaurant, leadMinutes } from '../../../domain/store/store.service.ts';
 import { pickLocale, translator } from '../../../i18n/i18n.ts';
+import { formatDateTime } from '../../../i18n/local-time.ts';
+import { formatMoney } from '../../../i18n/money.ts';
 import { checkedInput } from '../../shared/validation.ts';
 import { assetUrl } from '../../web/assets.ts';
 import { compressAnswers } from '../../web/compression.ts';
-import { formatDateTime } from '../../web/local-time.ts';
-import { formatMoney } from '../../web/money.ts';
 import {
   type FormError,
   messagePage,
@@ -44,11 +46,12 @@ import {
 } from '../../web/page.ts';
 import { fromOwnOrigin } from '../../web/same-origin.ts';
 import { GuestLimitReached, guestLimiters } from '../guest-limits.ts';
+import { type StorefrontHosts, storefrontAddress } from '../storefront-address.ts';
 import { byRestaurantHost } from '../storefront-host.ts';
 import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
-import { checkoutError, checkoutInput, checkoutValues } from './checkout-form.ts';
+import { checkoutError, checkoutInput, checkoutValues, unseenDeliveryFee } from './checkout-form.ts';
 import { keptMenus } from './kept-menus.ts';
 import { menuFilter, passes } from './menu-filter.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
@@ -57,7 +60,7 @@ import { mapLink, weekAhead } from './restaurant-info.ts';
 export interface StorefrontPagesOptions {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'baseUrl'>;
+  config: StorefrontHosts;
   limiters: Limiters;
   /** Takes online payments of live restaurants; test restaurants always use the test provider. */
   payments: PaymentProvider;
@@ -91,7 +94,8 @@ export interface Storefront {
  * - not cached, never framed, no Referer to other sites (the order pages' addresses hold the
  *   guest's key);
  * - scripts only from our origin, and only on the pages that must update themselves (the order's
- *   page, asking the guest API); Stripe's payment page also loads Stripe.js and its frames.
+ *   page, asking the guest API; the cart's delivery fee as the postal code is typed; the receipt's
+ *   Print button); Stripe's payment page also loads Stripe.js and its frames.
  */
 function headers(extra: { script?: string; connect?: string; frame?: string } = {}) {
   const csp = [
@@ -198,7 +202,13 @@ export async function storefrontPagesPlugin(
     const { slug } = request.params as { slug: string };
     const restaurant = await restaurantOf(request, slug);
     if (!restaurant) return null;
-    const ctx: Ctx = { db, clock, tenantId: restaurant.id, actor: { kind: 'guest' } };
+    const ctx: Ctx = {
+      db,
+      clock,
+      tenantId: restaurant.id,
+      actor: { kind: 'guest' },
+      storefront: storefrontAddress(options.config, slug),
+    };
     const { store, look, menuVersion } = await getStoreAndRestaurant(ctx);
     // Reached by the restaurant's own host, the URL was rewritten (storefront-host.ts).
     const base = byRestaurantHost(request) ? '' : `/s/${slug}`;
@@ -460,6 +470,9 @@ export async function storefrontPagesPlugin(
             .where('tenant_id', '=', page.restaurant.id)
             .where('qr_key', '=', page.cart.tableKey)
             .executeTakeFirst();
+    // With delivery zones, a small script prices the delivery as the postal code is typed.
+    const pricesDelivery = offered.includes('delivery') && page.store.delivery_zones.length > 0;
+    if (pricesDelivery) reply.headers(headers({ script: "'self'" }));
     return show(
       reply,
       page,
@@ -467,7 +480,13 @@ export async function storefrontPagesPlugin(
       {
         priced,
         offered,
+        script: pricesDelivery ? assetUrl('storefront-checkout.js') : null,
         table: table?.label ?? null,
+        // The fee of the postal code sent, once it is in one of the delivery zones (else null).
+        deliveryFee:
+          page.store.delivery_zones.length > 0 && form.values.delivery_postal_code?.trim()
+            ? (deliveryTerms(page.store, form.values.delivery_postal_code)?.fee ?? null)
+            : null,
         errors: form.errors,
         values: {
           type: offered.includes('dine_in') ? 'dine_in' : (offered[0] ?? ''),
@@ -526,13 +545,24 @@ export async function storefrontPagesPlugin(
       const context = {
         input,
         lineNames,
-        minOrder: page.money(page.store.min_order),
+        minOrder: page.money(
+          deliveryTerms(page.store, values.delivery_postal_code ?? '')?.minOrder ?? page.store.min_order,
+        ),
         earliest: page.time(earliest),
         pausedWithoutEnd: pausedWithoutEnd(page.store),
       };
       const refused = (errors: FormError[]) => cartPage(reply, page, { values, errors });
       if (unreadable.length > 0)
         return refused(unreadable.map((param) => checkoutError(t, { param }, context)));
+      // The guest places a delivery knowing its fee: one they have not seen is shown first.
+      const fee = unseenDeliveryFee(values, page.store);
+      if (fee !== null)
+        return refused([
+          {
+            field: 'delivery_postal_code',
+            message: t('checkout.errors.feeToConfirm', { fee: page.money(fee) }),
+          },
+        ]);
       let placed: Awaited<ReturnType<typeof placeOrder>>;
       try {
         const checked = checkedInput(PlaceOrderInputSchema, input);
@@ -575,6 +605,25 @@ export async function storefrontPagesPlugin(
         following,
         script: assetUrl('storefront-order.js'),
         api: `${page.base}/api/orders/${key}`,
+      });
+    }),
+  );
+
+  /** The order's receipt made for printing, by the same key as the order's page (linked from it and the guest's mail). */
+  app.get(
+    '/s/:slug/o/:key/receipt',
+    storefrontPage(async (request, reply, page) => {
+      const { key } = request.params as { key: string };
+      const order = await guestOrder(page, key);
+      const row = order && (await orderWithRestaurant(page.ctx, order.id));
+      if (!row) return notFound(request, reply, page.view);
+      const rt = translator(page.view.locale, 'email');
+      reply.headers(headers({ script: "'self'" }));
+      return show(reply, page, 'receipt', {
+        receipt: receiptView(receiptOf(row), page.view.locale, rt),
+        rt,
+        orderPage: `${page.base}/o/${key}`,
+        script: assetUrl('storefront-print.js'),
       });
     }),
   );
@@ -628,6 +677,7 @@ export async function storefrontPagesPlugin(
         clock,
         { provider: 'test', reference: testPaymentReference(order.id), tenantId: page.ctx.tenantId },
         outcome,
+        (slug) => storefrontAddress(options.config, slug),
       );
       return reply.redirect(outcome === 'succeeded' ? orderPage : `${orderPage}/pay?failed=1`, 303);
     }),

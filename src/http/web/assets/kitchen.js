@@ -7,6 +7,11 @@
  *   and, once the sound is switched on, chimed (a WebAudio tone: browsers only play sound after
  *   the person has used the page, so the switch is remembered and the sound is resumed at the
  *   first click or key).
+ * - With automatic printing on (`data-auto-print`), each order seen accepted (past pending, not
+ *   final) gets its ticket printed: its print view loaded in a frame out of sight and printed, one
+ *   after another, once per order in this browser (the orders printed are kept in localStorage).
+ *   The first time (or when the switch was off meanwhile) the orders already accepted are only
+ *   noted: turning printing on does not print the day's orders again.
  * - Signed out or gone: the page is loaded again, which then shows why.
  */
 (() => {
@@ -21,6 +26,56 @@
     [...board.querySelectorAll('[data-status="pending"]')].map((card) => card.dataset.order);
   const seen = new Set(pendingOf(first));
   const fresh = new Set();
+  const printedKey = `servery.kitchen.printed.${first.dataset.restaurant}`;
+  const printQueue = [];
+  let printing = false;
+
+  /** Prints the next ticket waiting: its print view in a frame, printed once loaded. */
+  function printNext() {
+    if (printing || printQueue.length === 0) return;
+    printing = true;
+    const frame = document.createElement('iframe');
+    frame.className = 'ticket-frame';
+    frame.title = first.dataset.printingLabel;
+    frame.tabIndex = -1;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      frame.remove();
+      printing = false;
+      printNext();
+    };
+    frame.addEventListener('load', () => {
+      frame.contentWindow.addEventListener('afterprint', finish, { once: true });
+      frame.contentWindow.print();
+      // Browsers whose print() does not wait for the dialog, nor tell when it closes.
+      setTimeout(finish, 60_000);
+    });
+    frame.src = printQueue.shift();
+    document.body.append(frame);
+  }
+
+  /** Queues the tickets of the orders accepted since this browser last looked (automatic printing). */
+  function autoPrint(board) {
+    if (board.dataset.autoPrint !== 'on') {
+      localStorage.removeItem(printedKey);
+      return;
+    }
+    const stored = localStorage.getItem(printedKey);
+    const printed = new Set(stored === null ? [] : JSON.parse(stored));
+    const cards = [...board.querySelectorAll('[data-order]')];
+    for (const card of cards) {
+      const accepted = !['pending', 'completed', 'cancelled'].includes(card.dataset.status);
+      if (!accepted || printed.has(card.dataset.order)) continue;
+      printed.add(card.dataset.order);
+      if (stored !== null) printQueue.push(card.dataset.ticket);
+    }
+    // Only the orders still on the board are kept.
+    const onBoard = new Set(cards.map((card) => card.dataset.order));
+    localStorage.setItem(printedKey, JSON.stringify([...printed].filter((id) => onBoard.has(id))));
+    printNext();
+  }
 
   let audio = null;
   function soundOn() {
@@ -115,12 +170,14 @@
       }
       board.replaceWith(next);
       mark(next);
+      autoPrint(next);
     } finally {
       fetching = false;
       if (wanted !== null) refresh();
     }
   }
 
+  autoPrint(first);
   const stream = new EventSource(first.dataset.stream);
   stream.addEventListener('orders', (event) => {
     wanted = event.data;

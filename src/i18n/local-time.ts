@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Locale } from '../../i18n/i18n.ts';
+import type { Locale } from './i18n.ts';
 
 /*
  * Times on pages are the restaurant's wall-clock times (its time zone), whatever the browser's:

@@ -1,4 +1,4 @@
-import type { Locale } from '../../i18n/i18n.ts';
+import type { Locale } from './i18n.ts';
 
 /*
  * Amounts on pages: stored in minor units (integers), shown and typed as decimal amounts of the
