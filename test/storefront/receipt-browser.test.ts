@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { type QueuedEmail, renderEmail } from '../../src/domain/email/email-templates.ts';
 import { pagesInChromium, printScreenshot, screenshot } from '../browser.ts';
 import { type OrderingTenant, orderingTenant, placeRestaurant } from '../orders/order-helpers.ts';
 
@@ -94,6 +95,31 @@ for (const width of [1280, 390]) {
     await page.close();
   });
 }
+
+test('the confirmation e-mail’s HTML, as the worker renders it, reads well and passes axe (1280 and 390 px)', async () => {
+  const page = await pageOfWidth(1280);
+  const rows = await pages.t.database.db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('tenant_id', '=', tenant.restaurantId)
+    .where('kind', '=', 'email')
+    .execute();
+  const queued = rows
+    .map((row) => row.payload as QueuedEmail)
+    .find((mail) => mail.template === 'orderPlaced');
+  assert.ok(queued, 'the order’s confirmation was queued');
+  const mail = renderEmail(queued);
+  assert.ok(mail.html);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.setContent(mail.html);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    assert.ok(await page.getByRole('table').isVisible(), 'the items as a table');
+    assert.ok(await page.getByText('VAT ID: DE123456789').isVisible());
+    await screenshot(page, `storefront-confirmation-mail-${width}`, 'email');
+  }
+  await page.close();
+});
 
 test('a receipt without the order’s key is not found', async () => {
   const page = await pageOfWidth(390);
