@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { buildTestApp, type TestApp } from './harness.ts';
+import { buildTestApp, password, type TestApp } from './harness.ts';
 import { hangCatcherMs } from './waiting.ts';
 
 /** Where the pages' screenshots are kept for a person to look at (ignored by git). */
@@ -120,4 +120,14 @@ export function pagesInChromium(options: Parameters<typeof buildTestApp>[0] = {}
     await under.t?.close();
   });
   return under;
+}
+
+/** Signs in to the dashboard as `email` (the harness's password) afresh: other sign-ins end. */
+export async function signInToDashboard(pages: PagesUnderTest, page: Page, email: string): Promise<void> {
+  await pages.browser.clearCookies();
+  await page.goto(`${pages.serviceUrl}/dashboard/sign-in`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { pagesInChromium, screenshot } from '../browser.ts';
-import { newAccount, password } from '../harness.ts';
+import { pagesInChromium, screenshot, signInToDashboard } from '../browser.ts';
+import { newAccount } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { type OrderingTenant, orderingTenant, pickupOrder, place } from './order-helpers.ts';
 
@@ -25,22 +25,13 @@ async function ownerEmail(tenant: OrderingTenant): Promise<string> {
 }
 
 /** Signs in afresh (the browser's cookies are shared by its pages). */
-async function signIn(page: Page, email: string): Promise<void> {
-  await pages.browser.clearCookies();
-  await page.goto(`${pages.serviceUrl}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
-}
-
 const column = (page: Page, status: string) =>
   page.getByRole('region', { name: new RegExp(`^${status} \\d+$`) });
 
 test('the owner works the board: a guest’s order appears without reload, is accepted, moved on and cancelled', async () => {
   const tenant = await orderingTenant(pages.t);
   const page = await pages.browser.newPage();
-  await signIn(page, await ownerEmail(tenant));
+  await signInToDashboard(pages, page, await ownerEmail(tenant));
   await page.getByRole('link', { name: /^Restaurant / }).click();
   await page
     .getByRole('navigation', { name: 'Main navigation' })
@@ -117,7 +108,7 @@ test('the owner works the board: a guest’s order appears without reload, is ac
 test('busy mode from the board, a refused reason beside its field, the board on a phone, in German and for staff', async () => {
   const tenant = await orderingTenant(pages.t);
   const page = await pages.browser.newPage();
-  await signIn(page, await ownerEmail(tenant));
+  await signInToDashboard(pages, page, await ownerEmail(tenant));
   const { order } = await place(pages.t, tenant);
   await page.goto(`${pages.serviceUrl}/dashboard/restaurants/${tenant.restaurantId}/orders`);
 
@@ -173,7 +164,7 @@ test('busy mode from the board, a refused reason beside its field, the board on 
     .values({ tenant_id: tenant.restaurantId, account_id: staff.id, role: 'staff' })
     .execute();
   const staffPage = await pages.browser.newPage();
-  await signIn(staffPage, staff.email);
+  await signInToDashboard(pages, staffPage, staff.email);
   await staffPage.goto(`${pages.serviceUrl}/dashboard/restaurants/${tenant.restaurantId}/orders`);
   await staffPage.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
   assert.equal(await staffPage.getByRole('button', { name: '+30 min for an hour' }).count(), 0);

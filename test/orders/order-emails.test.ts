@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { SMTPServer } from 'smtp-server';
-import { type EmailTransport, emailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { assertError, ok } from '../menu/menu-helpers.ts';
+import { mimeParts, type SmtpReceiver, smtpReceiver } from '../worker/smtp-receiver.ts';
 import {
   guest,
   type OrderingTenant,
@@ -32,46 +30,8 @@ interface Mail {
   html: string;
 }
 
-const received: string[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      callback();
-    });
-  },
-});
-
 const queueJob = jobs.find((job) => job.name === 'run queued jobs');
 const log = pino({ level: 'silent' });
-
-/** A MIME part's content type and decoded content (base64 or quoted-printable). */
-function parts(raw: string): { type: string; content: string }[] {
-  return raw.split(/\r\n--[^\r\n]+\r\n/).map((part) => {
-    const end = part.indexOf('\r\n\r\n');
-    const head = part.slice(0, end).toLowerCase();
-    const body = part.slice(end + 4);
-    const type = /content-type: ([^;\r\n]+)/.exec(head)?.[1] ?? '';
-    if (head.includes('content-transfer-encoding: base64'))
-      return { type, content: Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') };
-    if (head.includes('content-transfer-encoding: quoted-printable'))
-      return {
-        type,
-        content: Buffer.from(
-          body
-            .replace(/=\r\n/g, '')
-            .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-          'latin1',
-        ).toString('utf8'),
-      };
-    return { type, content: body };
-  });
-}
 
 /** A header's encoded words (RFC 2047, UTF-8) as text. */
 function subjectOf(raw: string): string {
@@ -93,30 +53,25 @@ function subjectOf(raw: string): string {
 
 describe('the guest’s order e-mails', () => {
   let t: TestApp;
-  let transport: EmailTransport;
+  let smtp: SmtpReceiver;
   before(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const { port } = smtp.server.address() as AddressInfo;
-    transport = emailTransport(
-      { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Servery <no-reply@servery.test>' },
-      log,
-    );
+    smtp = await smtpReceiver();
     t = await buildTestApp();
   });
   after(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(resolve));
+    await smtp?.close();
   });
 
   /** The mails to `to` the queue sends now, with their parts. */
   async function sendQueued(to = 'ada@example.test'): Promise<(Mail & { subject: string })[]> {
-    received.length = 0;
+    smtp.received.length = 0;
     assert.ok(queueJob);
-    await queueJob.run(t.database.db, t.clock, { log, emailTransport: transport });
-    return received
+    await queueJob.run(t.database.db, t.clock, { log, emailTransport: smtp.transport });
+    return smtp.received
       .filter((raw) => new RegExp(`^To: ${to.replace('.', '\\.')}`, 'm').test(raw))
       .map((raw) => {
-        const decoded = parts(raw);
+        const decoded = mimeParts(raw);
         return {
           raw,
           subject: subjectOf(raw),

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { SMTPServer } from 'smtp-server';
-import { type EmailTransport, emailTransport } from '../../src/worker/email-transport.ts';
 import { jobs } from '../../src/worker/worker.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
+import { mimeParts, type SmtpReceiver, smtpReceiver } from '../worker/smtp-receiver.ts';
 import { addTable, type BookingTenant, bookingTenant, setClock } from './reservation-helpers.ts';
 
 /*
@@ -16,67 +14,31 @@ import { addTable, type BookingTenant, bookingTenant, setClock } from './reserva
  * notify_guest false, none from a test restaurant. A cancelled reservation's mail, likewise.
  */
 
-const received: string[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      callback();
-    });
-  },
-});
+/** A message's MIME parts' contents, decoded. */
+const contentsOf = (raw: string) => mimeParts(raw).map((part) => part.content);
 
 const queueJob = jobs.find((job) => job.name === 'run queued jobs');
 const log = pino({ level: 'silent' });
 
-/** A MIME part's content by its encoding (the mails are small: base64 or quoted-printable). */
-function decodedParts(raw: string): string[] {
-  return raw.split(/\r\n--[^\r\n]+\r\n/).map((part) => {
-    const end = part.indexOf('\r\n\r\n');
-    const head = part.slice(0, end).toLowerCase();
-    const body = part.slice(end + 4);
-    if (head.includes('content-transfer-encoding: base64'))
-      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-    if (head.includes('content-transfer-encoding: quoted-printable'))
-      return Buffer.from(
-        body
-          .replace(/=\r\n/g, '')
-          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-        'latin1',
-      ).toString('utf8');
-    return body;
-  });
-}
-
 describe('reservation e-mail to the guest', () => {
   let t: TestApp;
-  let transport: EmailTransport;
+  let smtp: SmtpReceiver;
   before(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const { port } = smtp.server.address() as AddressInfo;
-    transport = emailTransport(
-      { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Servery <no-reply@servery.test>' },
-      log,
-    );
+    smtp = await smtpReceiver();
     t = await buildTestApp();
     setClock(t, '2026-11-02T10:00:00Z');
   });
   after(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(resolve));
+    await smtp?.close();
   });
 
   /** The mails to guests the queue sends now (not the owners' mails about connected apps). */
   async function sendQueued(): Promise<string[]> {
-    received.length = 0;
+    smtp.received.length = 0;
     assert.ok(queueJob);
-    await queueJob.run(t.database.db, t.clock, { log, emailTransport: transport });
-    return received.filter((mail) => /^To: (ada|a)@example\.test/m.test(mail));
+    await queueJob.run(t.database.db, t.clock, { log, emailTransport: smtp.transport });
+    return smtp.received.filter((mail) => /^To: (ada|a)@example\.test/m.test(mail));
   }
 
   async function restaurant(tenant: BookingTenant) {
@@ -102,7 +64,7 @@ describe('reservation e-mail to the guest', () => {
     assert.equal(more.length, 0);
     assert.ok(mail);
     assert.match(mail, /^To: ada@example\.test/m);
-    const parts = decodedParts(mail).join('\n');
+    const parts = contentsOf(mail).join('\n');
     assert.match(parts, new RegExp(`Ihre Reservierung bei ${name} ist bestätigt`));
     assert.match(parts, /18:00/); // 17:00Z is 18:00 in Berlin
     assert.ok(parts.includes(r.code));
@@ -138,7 +100,7 @@ describe('reservation e-mail to the guest', () => {
     const link = new RegExp(
       `If you cannot come, cancel here: ${testBaseUrl}${path}\\?token=(rct_[A-Za-z0-9_-]{43})`,
     );
-    const token = link.exec(decodedParts(mail).join('\n'))?.[1];
+    const token = link.exec(contentsOf(mail).join('\n'))?.[1];
     assert.ok(token, 'the mail has the cancel link');
     const cancelled = await t.app.inject({
       method: 'POST',
@@ -168,7 +130,7 @@ describe('reservation e-mail to the guest', () => {
     });
     const [mail] = await sendQueued();
     assert.ok(mail);
-    assert.match(decodedParts(mail).join('\n'), /Nous avons bien reçu votre demande/);
+    assert.match(contentsOf(mail).join('\n'), /Nous avons bien reçu votre demande/);
   });
 
   it('a cancelled reservation: a mail in the guest’s language, cancelled by an app or by the guest’s link', async () => {
@@ -191,7 +153,7 @@ describe('reservation e-mail to the guest', () => {
     const [cancelled, ...more] = await sendQueued();
     assert.equal(more.length, 0);
     assert.ok(cancelled);
-    const [text, html] = decodedParts(cancelled).filter((part) => part.includes(byApp.code));
+    const [text, html] = contentsOf(cancelled).filter((part) => part.includes(byApp.code));
     assert.ok(text?.includes(`Ihre Reservierung bei ${name} am`), text);
     assert.ok(text?.includes('18:00'), 'at 18:00 in Berlin');
     assert.ok(text?.includes('2 Personen ist storniert'));
@@ -205,7 +167,7 @@ describe('reservation e-mail to the guest', () => {
     });
     const [confirmation] = await sendQueued();
     assert.ok(confirmation);
-    const token = /token=(rct_[A-Za-z0-9_-]{43})/.exec(decodedParts(confirmation).join('\n'))?.[1];
+    const token = /token=(rct_[A-Za-z0-9_-]{43})/.exec(contentsOf(confirmation).join('\n'))?.[1];
     assert.ok(token);
     const res = await t.app.inject({
       method: 'POST',
@@ -216,7 +178,7 @@ describe('reservation e-mail to the guest', () => {
     assert.equal(res.statusCode, 303, res.body);
     const [guestCancelled] = await sendQueued();
     assert.ok(guestCancelled);
-    assert.match(decodedParts(guestCancelled).join('\n'), /Your reservation at .* is cancelled \(code /);
+    assert.match(contentsOf(guestCancelled).join('\n'), /Your reservation at .* is cancelled \(code /);
   });
 
   it('no cancellation mail without an e-mail address, with notify_guest false, or from a test restaurant', async () => {

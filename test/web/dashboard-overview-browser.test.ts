@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { pagesInChromium, screenshot } from '../browser.ts';
-import { newAccount, password } from '../harness.ts';
+import { pagesInChromium, screenshot, signInToDashboard } from '../browser.ts';
+import { newAccount } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { type OrderingTenant, orderingTenant, pickupOrder, place } from '../orders/order-helpers.ts';
 import { berlin, insertOrders, simpleOrder } from '../reports/report-helpers.ts';
@@ -14,15 +14,6 @@ import { berlin, insertOrders, simpleOrder } from '../reports/report-helpers.ts'
  * test-results/dashboard-overview-*.png.
  */
 const pages = pagesInChromium();
-
-async function signIn(page: Page, email: string): Promise<void> {
-  await pages.browser.clearCookies();
-  await page.goto(`${pages.serviceUrl}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
-}
 
 async function member(tenant: OrderingTenant, role: 'owner' | 'staff'): Promise<string> {
   const account = await newAccount(pages.t, false);
@@ -69,7 +60,7 @@ test('the owner’s overview: the figures, a new order without reload, the pause
   const tenant = await morning();
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await signIn(page, await member(tenant, 'owner'));
+  await signInToDashboard(pages, page, await member(tenant, 'owner'));
   await page.getByRole('link', { name: /^Restaurant / }).click();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
   assert.equal(await figure(page, 'Orders').textContent(), '3');
@@ -117,7 +108,7 @@ test('the staff member’s overview: orders, no takings, no switches', async () 
   const tenant = await morning();
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page, await member(tenant, 'staff'));
+  await signInToDashboard(pages, page, await member(tenant, 'staff'));
   await page.getByRole('link', { name: /^Restaurant / }).click();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
   assert.equal(await figure(page, 'Orders').textContent(), '3');

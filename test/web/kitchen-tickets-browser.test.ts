@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Page } from 'playwright-core';
-import { pagesInChromium, printScreenshot, screenshot } from '../browser.ts';
-import { developerEmail, password } from '../harness.ts';
+import { pagesInChromium, printScreenshot, screenshot, signInToDashboard } from '../browser.ts';
+import { developerEmail } from '../harness.ts';
 import { ok } from '../menu/menu-helpers.ts';
 import { orderingTenant, pickupOrder, place } from '../orders/order-helpers.ts';
 
@@ -15,20 +14,11 @@ import { orderingTenant, pickupOrder, place } from '../orders/order-helpers.ts';
  */
 const pages = pagesInChromium();
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await pages.browser.clearCookies();
-  await page.goto(`${pages.serviceUrl}/dashboard/sign-in`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Your restaurants' }).waitFor();
-}
-
 test('the printing page: a network printer and automatic printing, a refused address beside its field', async () => {
   const tenant = await orderingTenant(pages.t);
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await signIn(page, await developerEmail(pages.t, tenant));
+  await signInToDashboard(pages, page, await developerEmail(pages.t, tenant));
   await page.goto(`${pages.serviceUrl}/dashboard/restaurants/${tenant.restaurantId}`);
   await page
     .getByRole('navigation', { name: 'Main navigation' })
@@ -58,7 +48,7 @@ test('an order’s ticket from its card: the print view on screen and on 80 mm p
   const tenant = await orderingTenant(pages.t);
   const page = await pages.browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await signIn(page, await developerEmail(pages.t, tenant));
+  await signInToDashboard(pages, page, await developerEmail(pages.t, tenant));
   const board = `${pages.serviceUrl}/dashboard/restaurants/${tenant.restaurantId}/orders`;
   const { order } = await place(pages.t, tenant, pickupOrder(tenant, { note: 'No onions, please' }));
   await ok(pages.t, tenant.token, 'POST', `/orders/${order.id}/accept`, { prep_minutes: 20 }, 200);
