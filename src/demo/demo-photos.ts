@@ -85,17 +85,9 @@ ${[
   .map(([x, y]) => `<circle cx="${x}" cy="${y}" r="16" fill="#5b7fa3" fill-opacity="0.55"/>`)
   .join('')}`;
 
-const bruschetta = `
-${table()}
-${plate(600, 450, 380)}
-${[
-  [480, 330, -12],
-  [710, 460, 8],
-  [520, 590, -4],
-]
-  .map(
-    ([x, y, turn]) => `
-<g transform="translate(${x} ${y}) rotate(${turn})">
+/** A slice of bruschetta: toasted bread with diced tomato and a basil leaf, `scale` of full size. */
+const bruschettaSlice = (x: number, y: number, turn: number, scale = 1) => `
+<g transform="translate(${x} ${y}) rotate(${turn}) scale(${scale})">
   <rect x="-150" y="-80" width="300" height="160" rx="60" fill="#b9773b"/>
   <rect x="-132" y="-64" width="264" height="128" rx="50" fill="#e4b36d"/>
   ${[
@@ -110,9 +102,12 @@ ${[
     .map(([dx, dy]) => `<rect x="${dx}" y="${dy}" width="34" height="30" rx="6" fill="#d63d2e"/>`)
     .join('')}
   ${basil(-40, -6, -20, 0.5)}
-</g>`,
-  )
-  .join('')}`;
+</g>`;
+
+const bruschetta = `
+${table()}
+${plate(600, 450, 380)}
+${bruschettaSlice(480, 330, -12)}${bruschettaSlice(710, 460, 8)}${bruschettaSlice(520, 590, -4)}`;
 
 const vitelloTonnato = `
 ${table()}
@@ -235,24 +230,7 @@ ${[
   .join('')}
 ${basil(250, 210, -30)}${basil(340, 110, 20, 0.8)}
 <circle cx="720" cy="200" r="190" fill="#fbfaf7"/><circle cx="720" cy="200" r="150" fill="#f1eee8"/>
-<g transform="translate(680 170) rotate(-10)"><rect x="-120" y="-60" width="240" height="120" rx="46" fill="#b9773b"/><rect x="-104" y="-46" width="208" height="92" rx="38" fill="#e4b36d"/>
-${[
-  [-60, -20],
-  [0, -25],
-  [50, 0],
-  [-30, 15],
-]
-  .map(([dx, dy]) => `<rect x="${dx}" y="${dy}" width="30" height="26" rx="6" fill="#d63d2e"/>`)
-  .join('')}</g>
-<g transform="translate(770 260) rotate(8)"><rect x="-110" y="-54" width="220" height="108" rx="42" fill="#b9773b"/><rect x="-96" y="-42" width="192" height="84" rx="34" fill="#e4b36d"/>
-${[
-  [-50, -14],
-  [10, -22],
-  [48, 6],
-  [-14, 12],
-]
-  .map(([dx, dy]) => `<rect x="${dx}" y="${dy}" width="28" height="24" rx="6" fill="#d63d2e"/>`)
-  .join('')}${basil(-30, 0, -15, 0.45)}</g>
+${bruschettaSlice(680, 170, -10, 0.8)}${bruschettaSlice(770, 260, 8, 0.72)}
 <path d="M980 40 L 1140 40 C 1140 170, 1100 230, 1060 230 C 1020 230, 980 170, 980 40 Z" fill="#f4f7f8" fill-opacity="0.5" stroke="#ffffff" stroke-width="6"/>
 <path d="M986 100 L 1134 100 C 1128 180, 1096 222, 1060 222 C 1024 222, 992 180, 986 100 Z" fill="#7b1a2c"/>
 <path d="M1060 230 L 1060 360" stroke="#ffffff" stroke-width="10"/><ellipse cx="1060" cy="366" rx="70" ry="14" fill="#ffffff" fill-opacity="0.85"/>`;
