@@ -31,3 +31,29 @@ export function keptMenus(): KeptMenus {
     return menu;
   };
 }
+
+/*
+ * The menu's sections as drawn (menu-sections.eta), kept by what they are drawn from: the
+ * restaurant, its menu version, the page's language and base path, and which products are on sale
+ * now (a sold-out time passing draws them anew). Pages with a filter draw their own. Up to
+ * `htmlKept` characters in all, least recently shown dropped first.
+ */
+const htmlKept = 32 * 1024 * 1024;
+
+export type KeptSections = (key: readonly string[], draw: () => string) => string;
+
+export function keptSections(): KeptSections {
+  const drawn = new LRUCache<string, string>({
+    maxSize: htmlKept,
+    sizeCalculation: (html) => html.length || 1,
+  });
+  return (key, draw) => {
+    const name = key.join('\u0000');
+    let html = drawn.get(name);
+    if (html === undefined) {
+      html = draw();
+      drawn.set(name, html);
+    }
+    return html;
+  };
+}

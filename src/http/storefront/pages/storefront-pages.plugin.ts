@@ -52,7 +52,7 @@ import { storefrontVisitors } from '../storefront-visitors.ts';
 import { bookingNav, bookingPages } from './booking-pages.ts';
 import { addLine, type Cart, isTableKey, maxCartLines, readCart, writeCart } from './cart-cookie.ts';
 import { checkoutError, checkoutInput, checkoutValues, unseenDeliveryFee } from './checkout-form.ts';
-import { keptMenus } from './kept-menus.ts';
+import { keptMenus, keptSections } from './kept-menus.ts';
 import { menuFilter, passes } from './menu-filter.ts';
 import { groupsOf, onSale, optionErrors, pricedCart } from './menu-prices.ts';
 import { mapLink, weekAhead } from './restaurant-info.ts';
@@ -84,6 +84,8 @@ export interface Storefront {
   view: PageView;
   /** The restaurant's menu as of the store's read (kept between pages: kept-menus.ts). */
   menu(): Promise<Menu>;
+  /** The count of the restaurant's menu changes, as read with the store. */
+  menuVersion: string;
   /** Amounts and times as the restaurant's guests read them. */
   money(minor: number, signed?: boolean): string;
   time(at: Date | string): string;
@@ -155,6 +157,7 @@ export async function storefrontPagesPlugin(
   const limits = guestLimiters(options.limiters);
   const providerFor = (livemode: boolean) => (livemode ? options.payments : options.testPayments);
   const menus = keptMenus();
+  const sections = keptSections();
 
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
@@ -233,6 +236,7 @@ export async function storefrontPagesPlugin(
       cart,
       view: { ...view, stylesheet: assetUrl('storefront.css') },
       menu: () => menus(ctx, menuVersion),
+      menuVersion,
       money: (minor, signed = false) => formatMoney(minor, store.currency, locale, signed),
       time: (at) => formatDateTime(at, store.timezone, locale),
     };
@@ -339,19 +343,28 @@ export async function storefrontPagesPlugin(
       const { added } = request.query as { added?: string };
       const filter = menuFilter(menu, request.query as Record<string, unknown>);
       const shown = menu.products.filter((product) => passes(filter, product));
+      const now = clock.now();
+      // Unfiltered, the sections are those every guest of this menu sees now: drawn once, kept.
+      const kept = shown.length === menu.products.length && [
+        page.restaurant.id,
+        page.menuVersion,
+        page.view.locale,
+        page.base,
+        menu.products.map((product) => (onSale(product, now) ? '1' : '0')).join(''),
+      ];
       return show(reply, page, 'menu', {
         menu: { ...menu, products: shown },
+        sectionsHtml: (draw: () => string) => (kept ? sections(kept, draw) : draw()),
         filter,
         hidden: menu.products.length - shown.length,
         // Added from the menu: products whose every option group may be left empty.
         addsAtOnce: (product: Product) => groupsOf(menu, product).every((group) => group.min_select === 0),
-        cartSubtotal: pricedCart(menu, page.cart, clock.now()).subtotal,
-        now: clock.now(),
-        onSale: (item: Parameters<typeof onSale>[0]) => onSale(item, clock.now()),
+        cartSubtotal: pricedCart(menu, page.cart, now).subtotal,
+        onSale: (item: Parameters<typeof onSale>[0]) => onSale(item, now),
         added: added === '1',
         tableKey: page.cart.tableKey,
         leadMinutes: (type: 'pickup' | 'delivery') => leadMinutes(page.store, type),
-        week: weekAhead(page.store, clock.now(), page.view.locale),
+        week: weekAhead(page.store, now, page.view.locale),
         mapLink: mapLink(page.store),
       });
     }),
