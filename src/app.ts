@@ -97,6 +97,18 @@ export const redactedLogPaths = [
 ];
 
 /**
+ * How the service's logger redacts (src/main.ts): the paths above, and in a request's URL the
+ * value of a `token` parameter (the links mailed to accounts), so the rest of the URL stays.
+ */
+export const logRedaction = {
+  paths: [...redactedLogPaths, 'req.url'],
+  censor: (value: unknown, path: string[]): unknown =>
+    path.at(-1) === 'url' && typeof value === 'string'
+      ? value.replace(/([?&]token=)[^&#]*/g, '$1[redacted]')
+      : '[redacted]',
+};
+
+/**
  * The headers on every answer of the service; served over https (BASE_URL), also
  * Strict-Transport-Security: browsers then use https alone for a year.
  */

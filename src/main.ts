@@ -4,7 +4,7 @@ import pino from 'pino';
 import { menuImages } from './adapters/hosted-images.ts';
 import { StripePayments } from './adapters/payments/stripe-payments.ts';
 import { webhookDeliverySettings } from './adapters/webhook-post.ts';
-import { type AppDeps, buildApp, redactedLogPaths } from './app.ts';
+import { type AppDeps, buildApp, logRedaction } from './app.ts';
 import type { Config } from './config.ts';
 import { whenDatabaseAnswers } from './db/availability.ts';
 import { type Database, type DatabaseTarget, openDatabase } from './db/client.ts';
@@ -28,7 +28,7 @@ export function databaseTarget(config: Config): DatabaseTarget {
 }
 
 export function createLogger(config: Config): pino.Logger {
-  return pino({ level: config.logLevel, redact: { paths: redactedLogPaths, censor: '[redacted]' } });
+  return pino({ level: config.logLevel, redact: logRedaction });
 }
 
 /**

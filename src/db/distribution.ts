@@ -36,6 +36,7 @@ const byRestaurant = [
   'access_tokens',
   'idempotency_keys',
   'restaurant_members',
+  'invitations',
   'webhook_deliveries',
   'webhook_delivery_attempts',
   'webhook_fanout',
@@ -48,7 +49,14 @@ const byRestaurant = [
 const reference = ['restaurants', 'accounts', 'apps', 'app_secrets', 'webhooks', 'webhook_secrets'];
 
 /** Queues and singletons, kept on the coordinator. */
-const coordinator = ['jobs', 'sandbox_clock', 'schema_migrations', 'sessions', 'rate_limits'];
+const coordinator = [
+  'jobs',
+  'sandbox_clock',
+  'schema_migrations',
+  'sessions',
+  'account_tokens',
+  'rate_limits',
+];
 
 type Placement = 'distributed' | 'reference' | 'coordinator';
 

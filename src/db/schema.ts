@@ -27,6 +27,18 @@ export interface SessionsTable {
   expires_at: Date;
 }
 
+/** A mailed link of an account (migration 0041): its token's SHA-256, one use, until it expires. */
+export interface AccountTokensTable {
+  token_hash: string;
+  account_id: string;
+  kind: 'password_reset' | 'email_change';
+  /** The address an `email_change` token confirms. */
+  new_email: string | null;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface RestaurantsTable {
   id: string;
   name: string;
@@ -48,6 +60,17 @@ export interface RestaurantMembersTable {
   account_id: string;
   role: 'owner' | 'staff';
   created_at: CreatedAt;
+}
+
+/** An invitation to a restaurant's team (migration 0042): its token's SHA-256, one use, until it expires. */
+export interface InvitationsTable {
+  tenant_id: string;
+  id: string;
+  email: string;
+  role: 'owner' | 'staff';
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface AppsTable {
@@ -593,6 +616,7 @@ export interface DB {
   accounts: AccountsTable;
   restaurants: RestaurantsTable;
   restaurant_members: RestaurantMembersTable;
+  invitations: InvitationsTable;
   apps: AppsTable;
   app_secrets: AppSecretsTable;
   connections: ConnectionsTable;
@@ -606,6 +630,7 @@ export interface DB {
   menu_versions: MenuVersionsTable;
   jobs: JobsTable;
   sessions: SessionsTable;
+  account_tokens: AccountTokensTable;
   webhooks: WebhooksTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_fanout: WebhookFanoutTable;

@@ -259,6 +259,7 @@ describe('signing in', () => {
     assert.equal(first.statusCode, 200);
     assert.match(first.body, /<label for="email">/);
     assert.match(first.body, /autocomplete="current-password"/);
+    assert.match(first.body, /<a href="\/dashboard\/forgot-password">Forgot your password\?<\/a>/);
 
     const signedIn = await signIn(browser, query(), w.owner.email);
     assert.equal(signedIn.statusCode, 303);

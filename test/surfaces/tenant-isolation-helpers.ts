@@ -7,6 +7,7 @@ import { createApp, setAppStatus } from '../../src/domain/apps/apps.service.ts';
 import { issueAccessToken } from '../../src/domain/connections/access-tokens.ts';
 import { consentToApp } from '../../src/domain/connections/connections.service.ts';
 import { bookAsGuest } from '../../src/domain/reservations/guest-booking.ts';
+import { inviteToTeam } from '../../src/domain/restaurants/invitations.ts';
 import { actInRestaurant } from '../../src/domain/restaurants/restaurant-gate.ts';
 import { createRestaurant } from '../../src/domain/restaurants/restaurants.service.ts';
 import { scopes as allScopes } from '../../src/domain/shared/scopes.ts';
@@ -79,8 +80,11 @@ export interface IsolationTenant {
   connectionId: string;
   /** The app's access token with every scope. */
   token: string;
+  ownerId: string;
   ownerEmail: string;
   developerEmail: string;
+  /** An invitation to its team, open. */
+  invitationId: string;
   categoryId: string;
   productId: string;
   optionGroupId: string;
@@ -225,6 +229,14 @@ export async function isolationTenant(t: TestApp, name: string): Promise<Isolati
     assert.ok(delivery, `a delivery of webhook ${webhookId}`);
     return delivery.id;
   };
+  await writeTransaction(t.database.db, (trx) =>
+    inviteToTeam({ ...ctx, db: trx }, { email: `invited-${owner.email}`, role: 'staff' }, (key) => key),
+  );
+  const invitation = await t.database.db
+    .selectFrom('invitations')
+    .select('id')
+    .where('tenant_id', '=', restaurant.id)
+    .executeTakeFirstOrThrow();
   return {
     name,
     restaurantId: restaurant.id,
@@ -234,8 +246,10 @@ export async function isolationTenant(t: TestApp, name: string): Promise<Isolati
     clientId: app.clientId,
     connectionId,
     token,
+    ownerId: owner.id,
     ownerEmail: owner.email,
     developerEmail: developer.email,
+    invitationId: invitation.id,
     categoryId: category.id,
     productId: product.id,
     optionGroupId: group.id,

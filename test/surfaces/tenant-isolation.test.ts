@@ -42,6 +42,10 @@ let sessions: Record<'dashboard' | 'console', { cookie: string; csrf: string }>;
 const withoutTenantIds: Record<string, string> = {
   'GET /images/:key': 'a hosted image’s address is the hash of its bytes, public like the menus that show it',
   'POST /s/:slug/cart/lines/:index': 'a line of the guest’s own cart, which lives in the guest’s cookie',
+  'GET /dashboard/invitations/:token':
+    'an invitation’s link names its restaurant by a secret token: whoever holds it may join, so no other restaurant’s id fits there',
+  'POST /dashboard/invitations/:token':
+    'an invitation’s link names its restaurant by a secret token: whoever holds it may join, so no other restaurant’s id fits there',
   'GET /s/:slug/accent/:file': 'a stylesheet named by its colour, the same for every restaurant: no object',
 };
 
@@ -93,6 +97,8 @@ function idsOf(x: IsolationTenant): Record<string, string> {
     ':deliveryId': x.restaurantDeliveryId,
     'webhook/deliveries/:delivery_id': x.appDeliveryId,
     'webhook/deliveries/:deliveryId': x.appDeliveryId,
+    ':accountId': x.ownerId,
+    ':invitationId': x.invitationId,
   };
 }
 
@@ -157,6 +163,8 @@ const bodies: Record<string, Record<string, unknown>> = {
   'PATCH /dashboard/api/restaurants/:restaurant_id/webhooks/:webhook_id': { events: ['order.*'] },
   // The form's status is read first.
   'POST /dashboard/restaurants/:restaurantId/orders/:orderId/advance': { status: 'ready' },
+  // The role is read first.
+  'POST /dashboard/restaurants/:restaurantId/team/members/:accountId/role': { role: 'staff' },
 };
 
 /** A body the route's schema accepts (none for GET and DELETE without one). */

@@ -40,10 +40,8 @@ export class EmailTakenError extends InputError {
  */
 export async function createAccount(ctx: Ctx, input: NewAccount): Promise<Account> {
   const email = input.email.trim();
-  if (!emailPattern.test(email) || email.length > 200)
-    throw new InputError(`not an e-mail address: "${email}"`, { param: 'email' });
-  if (input.password.length < 10 || input.password.length > longestPassword)
-    throw new InputError(`the password must have 10 to ${longestPassword} characters`, { param: 'password' });
+  checkEmail(email);
+  checkNewPassword(input.password);
   if (input.name && characterCount(input.name) > longestName)
     throw new InputError(`the name must have at most ${longestName} characters`, { param: 'name' });
   const taken = await ctx.db
@@ -65,6 +63,18 @@ export async function createAccount(ctx: Ctx, input: NewAccount): Promise<Accoun
     throw error;
   }
   return account;
+}
+
+/** A new password, as sign-up takes it: 10 to 1000 characters (an InputError of `param` otherwise). */
+export function checkNewPassword(password: string, param = 'password'): void {
+  if (password.length < 10 || password.length > longestPassword)
+    throw new InputError(`the password must have 10 to ${longestPassword} characters`, { param });
+}
+
+/** An e-mail address, as sign-up takes it: one that looks like one, at most 200 characters. */
+export function checkEmail(email: string): void {
+  if (!emailPattern.test(email) || email.length > 200)
+    throw new InputError(`not an e-mail address: "${email}"`, { param: 'email' });
 }
 
 export async function findAccountByEmail(ctx: Ctx, email: string): Promise<Account | undefined> {

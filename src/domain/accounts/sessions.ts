@@ -103,6 +103,47 @@ export async function endSession(ctx: Ctx, kind: SessionKind, token: string): Pr
     .execute();
 }
 
+/** A signed-in browser of an account, as its account page lists it. */
+export interface AccountSession {
+  surface: SessionKind;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Whether it is the session of `token` (the one asking). */
+  current: boolean;
+}
+
+/** The account's complete sessions that have not ended, newest first. */
+export async function sessionsOfAccount(
+  ctx: Ctx,
+  accountId: string,
+  token: string,
+): Promise<AccountSession[]> {
+  const rows = await ctx.db
+    .selectFrom('sessions')
+    .select(['id_hash', 'surface', 'created_at', 'expires_at'])
+    .where('account_id', '=', accountId)
+    .where('second_factor_pending', '=', false)
+    .where('surface', 'is not', null)
+    .where('expires_at', '>', ctx.clock.now())
+    .orderBy('created_at', 'desc')
+    .execute();
+  const own = sha256(token);
+  return rows.map((row) => ({
+    surface: row.surface as SessionKind,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    current: row.id_hash === own,
+  }));
+}
+
+/** Ends every session of the account (on every surface) but the one of `keep`, if given. */
+export async function endSessionsOfAccount(ctx: Ctx, accountId: string, keep?: string): Promise<number> {
+  let query = ctx.db.deleteFrom('sessions').where('account_id', '=', accountId);
+  if (keep !== undefined) query = query.where('id_hash', '!=', sha256(keep));
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 function secondsAfter(date: Date, seconds: number): Date {
   return new Date(date.getTime() + seconds * 1000);
 }

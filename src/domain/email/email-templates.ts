@@ -21,6 +21,8 @@ export interface EmailTemplates {
   restaurantWebhookSwitchedOff: { url: string; failures: number; since: string };
   /** To the developer: the app's webhook was switched off (`since`: ISO 8601). */
   appWebhookSwitchedOff: { app: string; url: string; failures: number; since: string };
+  /** To someone invited to a restaurant's team: the link to join (working for `days` days). */
+  teamInvitation: { restaurant: string; role: 'owner' | 'staff'; url: string; days: number };
   /** To a guest: the restaurant confirmed the reservation (with a calendar file). */
   reservationConfirmed: ReservationMail;
   /** To a guest: the reservation request awaits the restaurant (with a calendar file). */
@@ -37,6 +39,12 @@ export interface EmailTemplates {
   /** To a guest: the restaurant rejected the order, or it was cancelled; the reason when given. */
   orderRejected: OrderMail & { reason: string | null };
   orderCancelled: OrderMail & { reason: string | null };
+  /** To an account: the link to set a new password (`minutes`: how long it works). */
+  passwordReset: { url: string; minutes: number };
+  /** To the new address of an account: the link that confirms it. */
+  emailChangeRequested: { url: string; email: string; minutes: number };
+  /** To the old address of an account: it was changed to `email`. */
+  emailChanged: { email: string };
 }
 
 /** An order's mail: the restaurant, the order's code, the restaurant's time zone. */
@@ -105,8 +113,12 @@ const templates: ReadonlySet<string> = new Set<EmailTemplate>([
   'appDisconnected',
   'restaurantWebhookSwitchedOff',
   'appWebhookSwitchedOff',
+  'teamInvitation',
   'reservationConfirmed',
   'reservationRequested',
+  'passwordReset',
+  'emailChangeRequested',
+  'emailChanged',
   ...guestMails,
 ]);
 
@@ -128,6 +140,7 @@ export function renderEmail(email: QueuedEmail): RenderedEmail {
       .map((scope) => `- ${t(`scopes.${scope}`, { nsSeparator: false })}`)
       .join('\n');
   }
+  if (email.template === 'teamInvitation') params.role = t(`teamInvitation.roles.${email.params.role}`);
   let attachments: EmailAttachment[] | undefined;
   if (email.template === 'reservationConfirmed' || email.template === 'reservationRequested') {
     const mail = email.params;

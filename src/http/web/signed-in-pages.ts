@@ -7,6 +7,7 @@ import { accountCtx, type Clock, type Ctx, systemCtx } from '../../domain/shared
 import type { Limiters } from '../../domain/shared/limits.ts';
 import { formCsrf, type SessionSurface, Sessions } from '../shared/sessions.ts';
 import { textProblemIn } from '../shared/validation.ts';
+import { accountLinkPages } from './account-link-pages.ts';
 import { languageLinks, localeOf, rememberLanguage } from './locale.ts';
 import {
   type FormError,
@@ -169,7 +170,7 @@ export async function signedInPages(
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    input: { email?: string; errors?: FormError[] } = {},
+    input: { email?: string; errors?: FormError[]; passwordSet?: boolean } = {},
   ) =>
     sendPage(
       reply,
@@ -178,6 +179,7 @@ export async function signedInPages(
         action: signInPath,
         csrfToken: csrf.token(request, reply),
         signUp: surface.signUp?.path,
+        forgot: `${base}/forgot-password`,
         ...input,
       }),
     );
@@ -205,7 +207,9 @@ export async function signedInPages(
 
   app.get(signInPath, async (request, reply) => {
     const next = await nextStep(request);
-    return next ? reply.redirect(next, 303) : signInPage(request, reply, 200);
+    const { done } = request.query as { done?: string };
+    if (next) return reply.redirect(next, 303);
+    return signInPage(request, reply, 200, { passwordSet: done === 'password' });
   });
 
   app.post(signInPath, withCsrf, async (request, reply) => {
@@ -251,6 +255,15 @@ export async function signedInPages(
   app.post(`${base}/sign-out`, withCsrf, async (request, reply) => {
     await sessions.signOut(request, reply);
     return reply.redirect(signInPath, 303);
+  });
+
+  accountLinkPages(app, {
+    base,
+    ctx,
+    limiters: options.limiters,
+    config: options.config,
+    viewOf: (request) => viewOf(request, {}, 'account-links'),
+    csrfToken: csrf.token,
   });
 
   const signedInPage: (handler: SignedInPageHandler) => PageRoute = (handler) => async (request, reply) => {

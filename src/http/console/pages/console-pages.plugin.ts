@@ -6,6 +6,7 @@ import type { Ctx } from '../../../domain/shared/context.ts';
 import { ApiError } from '../../../domain/shared/errors.ts';
 import { writeTransaction } from '../../../domain/shared/write-collisions.ts';
 import { consoleSessions, storefrontPreviewSessions } from '../../shared/sessions.ts';
+import { mailedLink } from '../../web/account-link-pages.ts';
 import { accountPages } from '../../web/account-pages.ts';
 import { messagePage, type PageView, renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
@@ -33,6 +34,7 @@ export async function consolePagesPlugin(app: FastifyInstance, options: SignedIn
   accountPages(app, signedInPage, {
     path: '/console/account',
     navigation: (view) => consoleNavigation(view, 'account'),
+    confirmEmailLink: (token) => mailedLink(options.config, '/console/confirm-email', token),
   });
 
   app.get(

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { restaurantsOfAccount } from '../../../domain/restaurants/restaurants-of-account.ts';
 import type { ImageFetcher } from '../../../domain/shared/image-fetcher.ts';
 import { dashboardSessions } from '../../shared/sessions.ts';
+import { mailedLink } from '../../web/account-link-pages.ts';
 import { accountPages } from '../../web/account-pages.ts';
 import { formUploads } from '../../web/form-uploads.ts';
 import { renderPage, sendPage } from '../../web/page.ts';
 import { type SignedInPagesOptions, signedInPages } from '../../web/signed-in-pages.ts';
 import { appsPages } from './apps-pages.ts';
+import { invitationPage } from './invitation-page.ts';
 import { menuPages } from './menu-pages.ts';
 import { ordersPages } from './orders-page.ts';
 import { overviewPages } from './overview-page.ts';
@@ -16,6 +18,7 @@ import { reservationsPages } from './reservations-pages.ts';
 import { dashboardNavigation } from './restaurant-page.ts';
 import { storePages } from './store-pages.ts';
 import { type TablesPagesConfig, tablesPages } from './tables-pages.ts';
+import { teamPages } from './team-pages.ts';
 import { webhooksPages } from './webhooks-pages.ts';
 
 /*
@@ -60,8 +63,14 @@ export async function dashboardPagesPlugin(
   appsPages(app, signedInPage);
   reportsPages(app, signedInPage);
   webhooksPages(app, signedInPage, options);
+  teamPages(app, signedInPage, {
+    limiters: options.limiters,
+    appUrl: options.config.appUrl ?? options.config.baseUrl,
+  });
+  invitationPage(app, signedInPage, options);
   accountPages(app, signedInPage, {
     path: '/dashboard/account',
     navigation: (view) => dashboardNavigation(view, 'account'),
+    confirmEmailLink: (token) => mailedLink(options.config, '/dashboard/confirm-email', token),
   });
 }

@@ -299,7 +299,7 @@ export function ordersPages(app: FastifyInstance, signedInPage: Wrap): void {
             ticket,
             restaurant: page.restaurant,
             home: page.home,
-            script: assetUrl('kitchen-ticket.js'),
+            script: assetUrl('print-button.js'),
             styles: assetUrl('kitchen.css'),
           }),
         );

@@ -12,7 +12,8 @@ type Section =
   | 'menu'
   | 'reports'
   | 'apps'
-  | 'webhooks';
+  | 'webhooks'
+  | 'team';
 
 /**
  * The sections staff may open too (the kitchen and the host stand); the others are the owners', as
@@ -47,6 +48,7 @@ export function restaurantNavigation(
     'reports',
     'apps',
     'webhooks',
+    'team',
   ];
   return sections.map((section) => {
     const label = view.t(`nav.${section}`);

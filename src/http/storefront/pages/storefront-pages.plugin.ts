@@ -636,7 +636,7 @@ export async function storefrontPagesPlugin(
         receipt: receiptView(receiptOf(row), page.view.locale, rt),
         rt,
         orderPage: `${page.base}/o/${key}`,
-        script: assetUrl('storefront-print.js'),
+        script: assetUrl('print-button.js'),
       });
     }),
   );
