@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, newAccount, password, signInTo, type TestApp } from '../harness.ts';
 import { Browser, csrfOf } from '../oauth/consent-helpers.ts';
-import { type SmtpReceiver, smtpReceiver } from '../worker/smtp-receiver.ts';
-import { linkIn, sendQueued } from './account-mails.ts';
+import { type SmtpReceiver, sentByQueue, smtpReceiver } from '../worker/smtp-receiver.ts';
+import { linkIn } from './account-mails.ts';
 
 /*
  * The signed-in account page of the console and the dashboard over HTTP: a new password (with the
@@ -136,7 +136,7 @@ test('a new e-mail address: asked with the password, confirmed only by the link 
   });
   assert.equal(malformed.statusCode, 400);
   assert.match(fieldError(malformed, 'new_email') ?? '', /^Enter an e-mail address like/);
-  assert.equal((await sendQueued(t, smtp)).length, 0, 'no mail for a refused change');
+  assert.equal((await sentByQueue(t, smtp)).length, 0, 'no mail for a refused change');
 
   const asked = await browser.post('/dashboard/account/email', {
     _csrf: csrfOf(malformed),
@@ -145,7 +145,7 @@ test('a new e-mail address: asked with the password, confirmed only by the link 
   });
   assert.equal(asked.statusCode, 303);
   assert.equal(asked.headers.location, '/dashboard/account?done=email');
-  const mails = await sendQueued(t, smtp);
+  const mails = await sentByQueue(t, smtp);
   assert.deepEqual(
     mails.map((mail) => mail.to),
     [newEmail],
@@ -166,7 +166,7 @@ test('a new e-mail address: asked with the password, confirmed only by the link 
   assert.match(confirmed.body, /Your account’s e-mail address is now/);
   assert.equal(await emailOf(person.id), newEmail);
 
-  const notices = await sendQueued(t, smtp);
+  const notices = await sentByQueue(t, smtp);
   assert.deepEqual(
     notices.map((mail) => mail.to),
     [person.email],
@@ -187,7 +187,7 @@ test('an e-mail link works for 30 minutes', async () => {
     new_email: `later-${person.email}`,
     email_password: password,
   });
-  const link = linkIn((await sendQueued(t, smtp))[0], '/console/confirm-email');
+  const link = linkIn((await sentByQueue(t, smtp))[0], '/console/confirm-email');
   t.clock.advance(30 * 60_000);
   const late = await browser.get(link);
   assert.equal(late.statusCode, 400);

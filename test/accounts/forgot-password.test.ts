@@ -6,8 +6,8 @@ import pino from 'pino';
 import { buildApp, logRedaction } from '../../src/app.ts';
 import { buildTestApp, newAccount, password, type TestApp, testBaseUrl } from '../harness.ts';
 import { Browser, csrfOf } from '../oauth/consent-helpers.ts';
-import { type SmtpReceiver, smtpReceiver } from '../worker/smtp-receiver.ts';
-import { type AccountMail, linkIn, sendQueued } from './account-mails.ts';
+import { type SentMail, type SmtpReceiver, sentByQueue, smtpReceiver } from '../worker/smtp-receiver.ts';
+import { linkIn } from './account-mails.ts';
 
 /*
  * "Forgot password" on the console and the dashboard over HTTP, the mails sent by the worker's
@@ -49,7 +49,7 @@ async function signIn(surface: string, email: string, secret: string): Promise<L
   return browser.post(`/${surface}/sign-in`, { _csrf: csrfOf(form), email, password: secret });
 }
 
-const mailsTo = (mails: AccountMail[], email: string) => mails.filter((mail) => mail.to === email);
+const mailsTo = (mails: SentMail[], email: string) => mails.filter((mail) => mail.to === email);
 
 for (const surface of ['console', 'dashboard'] as const) {
   test(`${surface}: the sign-in page links to the forgot page; known and unknown addresses get the same answer`, async () => {
@@ -68,7 +68,7 @@ for (const surface of ['console', 'dashboard'] as const) {
     assert.match(known.body, /a link to set a new password is on its way/);
     assert.equal(answerOf(known, person.email.toUpperCase()), answerOf(unknown, 'nobody@example.test'));
 
-    const mails = await sendQueued(t, smtp);
+    const mails = await sentByQueue(t, smtp);
     assert.deepEqual(
       mails.map((mail) => mail.to),
       [person.email],
@@ -89,7 +89,7 @@ test('the link sets a new password once, ends every session, and the new passwor
 
   const browser = newBrowser();
   await askForLink(browser, 'dashboard', person.email);
-  const link = linkIn(mailsTo(await sendQueued(t, smtp), person.email)[0], '/dashboard/reset-password');
+  const link = linkIn(mailsTo(await sentByQueue(t, smtp), person.email)[0], '/dashboard/reset-password');
   const page = await browser.get(link);
   assert.equal(page.statusCode, 200);
   assert.match(page.body, /Choose a new password/);
@@ -152,9 +152,9 @@ test('a link works for 30 minutes, and a newer one replaces it', async () => {
   const person = await newAccount(t, true);
   const browser = newBrowser();
   await askForLink(browser, 'console', person.email);
-  const first = linkIn(mailsTo(await sendQueued(t, smtp), person.email)[0], '/console/reset-password');
+  const first = linkIn(mailsTo(await sentByQueue(t, smtp), person.email)[0], '/console/reset-password');
   await askForLink(browser, 'console', person.email);
-  const second = linkIn(mailsTo(await sendQueued(t, smtp), person.email)[0], '/console/reset-password');
+  const second = linkIn(mailsTo(await sentByQueue(t, smtp), person.email)[0], '/console/reset-password');
   assert.notEqual(first, second);
   assert.equal((await browser.get(first)).statusCode, 400, 'the earlier link is replaced');
   t.clock.advance(29 * 60_000);
@@ -175,7 +175,7 @@ test('limits: 3 requests an hour per e-mail address, 5 per 15 minutes per client
   }
   assert.equal(new Set(answers).size, 1, 'the same answer within and over the limit');
   // Each newer link replaces the one before: the queue has 3 mails for 3 links.
-  assert.equal(mailsTo(await sendQueued(t, smtp), person.email).length, 3);
+  assert.equal(mailsTo(await sentByQueue(t, smtp), person.email).length, 3);
 
   const other = await newAccount(t, false);
   const browser = newBrowser();
@@ -183,9 +183,13 @@ test('limits: 3 requests an hour per e-mail address, 5 per 15 minutes per client
   const over = await askForLink(browser, 'dashboard', other.email);
   assert.equal(over.statusCode, 200);
   assert.equal(answerOf(over, other.email), answers[0]);
-  assert.equal(mailsTo(await sendQueued(t, smtp), other.email).length, 0, 'the 6th request from the address');
+  assert.equal(
+    mailsTo(await sentByQueue(t, smtp), other.email).length,
+    0,
+    'the 6th request from the address',
+  );
   await askForLink(newBrowser(), 'dashboard', other.email);
-  assert.equal(mailsTo(await sendQueued(t, smtp), other.email).length, 1, 'from another address');
+  assert.equal(mailsTo(await sentByQueue(t, smtp), other.email).length, 1, 'from another address');
 });
 
 test('an empty or malformed address is refused beside the field, and no mail goes', async () => {
@@ -196,7 +200,7 @@ test('an empty or malformed address is refused beside the field, and no mail goe
   const malformed = await askForLink(browser, 'dashboard', 'not-an-address');
   assert.equal(malformed.statusCode, 400);
   assert.match(malformed.body, /id="email-error">Enter an e-mail address like name@example.com\.<\/p>/);
-  assert.equal((await sendQueued(t, smtp)).length, 0);
+  assert.equal((await sentByQueue(t, smtp)).length, 0);
   const noToken = await browser.get('/dashboard/reset-password?token=made-up');
   assert.equal(noToken.statusCode, 400);
   const noForm = await browser.post('/dashboard/forgot-password', { email: 'a@example.test' });
@@ -214,7 +218,7 @@ test('asked on a German page, the page and the mail are German', async () => {
     email: person.email,
   });
   assert.match(sent.body, /Wenn ein Konto die Adresse/);
-  const [mail] = mailsTo(await sendQueued(t, smtp), person.email);
+  const [mail] = mailsTo(await sentByQueue(t, smtp), person.email);
   assert.match(mail?.text ?? '', /Der Link funktioniert einmal, 30 Minuten lang\./);
 });
 
@@ -240,7 +244,7 @@ test('neither the link’s token nor the new password reach the logs', async () 
     addresses += 1;
     const browser = new Browser(logged, `192.0.2.${addresses}`);
     await askForLink(browser, 'dashboard', person.email);
-    const link = linkIn(mailsTo(await sendQueued(t, smtp), person.email)[0], '/dashboard/reset-password');
+    const link = linkIn(mailsTo(await sentByQueue(t, smtp), person.email)[0], '/dashboard/reset-password');
     const token = new URLSearchParams(link.split('?')[1]).get('token') ?? '';
     const page = await browser.get(`${link}&lang=en`);
     assert.equal(page.statusCode, 200);

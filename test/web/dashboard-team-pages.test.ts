@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
-import { jobs } from '../../src/worker/worker.ts';
 import { buildTestApp, makeTenant, newAccount, password, type Tenant, type TestApp } from '../harness.ts';
 import { Browser, csrfOf } from '../oauth/consent-helpers.ts';
-import { mimeParts, type SmtpReceiver, smtpReceiver } from '../worker/smtp-receiver.ts';
+import { type SmtpReceiver, sentByQueue, smtpReceiver } from '../worker/smtp-receiver.ts';
 
 /*
  * The dashboard's Team page over HTTP (docs/console-and-dashboard.md, "Team"): inviting by e-mail
@@ -25,8 +23,6 @@ after(async () => {
   await smtp?.close();
 });
 
-const queueJob = jobs.find((job) => job.name === 'run queued jobs');
-const log = pino({ level: 'silent' });
 const teamOf = (tenant: Tenant) => `/dashboard/restaurants/${tenant.restaurantId}/team`;
 const h1Of = (res: LightMyRequestResponse) => /<h1>(.*?)<\/h1>/.exec(res.body)?.[1];
 let serial = 0;
@@ -71,24 +67,12 @@ async function postForm(browser: Browser, tenant: Tenant, path: string, form: Re
   return browser.post(`${teamOf(tenant)}${path}`, { _csrf: csrfOf(page), ...form });
 }
 
-/** The mails the queue sends now: recipient, subject and text. */
-async function sentMails(): Promise<{ to: string; subject: string; text: string }[]> {
-  smtp.received.length = 0;
-  assert.ok(queueJob);
-  await queueJob.run(t.database.db, t.clock, { log, emailTransport: smtp.transport });
-  return smtp.received.map((raw) => ({
-    to: /^To: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
-    subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
-    text: mimeParts(raw).find((part) => part.type === 'text/plain')?.content ?? '',
-  }));
-}
-
 /** Invites `email` and returns the link's path from the mail. */
 async function invite(browser: Browser, tenant: Tenant, email: string, role = 'staff'): Promise<string> {
   const res = await postForm(browser, tenant, '/invitations', { email, role });
   assert.equal(res.statusCode, 303, res.body);
   assert.equal(res.headers.location, `${teamOf(tenant)}?done=invited`);
-  const mail = (await sentMails()).find((sent) => sent.to.toLowerCase() === email.toLowerCase());
+  const mail = (await sentByQueue(t, smtp)).find((sent) => sent.to.toLowerCase() === email.toLowerCase());
   assert.ok(mail, `no mail to ${email}`);
   const url = /(http:\/\/\S+\/dashboard\/invitations\/\S+)/.exec(mail.text)?.[1];
   assert.ok(url, mail.text);
@@ -115,7 +99,7 @@ test('a new person joins by the mailed link: sets name and password, is staff, a
   const email = fresh();
   const res = await postForm(browser, tenant, '/invitations', { email, role: 'staff' });
   assert.equal(res.statusCode, 303);
-  const [mail] = (await sentMails()).filter((sent) => sent.to === email);
+  const [mail] = (await sentByQueue(t, smtp)).filter((sent) => sent.to === email);
   assert.ok(mail);
   // In the restaurant's language.
   assert.match(mail.text, /Sie sind eingeladen, dem Team von Restaurant .* beizutreten, als Mitarbeiter/);

@@ -1,7 +1,10 @@
+import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { type EmailTransport, emailTransport } from '../../src/worker/email-transport.ts';
+import { jobs } from '../../src/worker/worker.ts';
+import type { TestApp } from '../harness.ts';
 
 /*
  * The outside world's mail server for the tests of the mails the worker sends: a real SMTP server
@@ -61,4 +64,28 @@ export function mimeParts(raw: string): { type: string; content: string }[] {
       };
     return { type, content: body };
   });
+}
+
+/** A mail as a person reads it: its recipient, subject and plain text. */
+export interface SentMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+const queueJob = jobs.find((job) => job.name === 'run queued jobs');
+
+/** Runs the worker's queue once, as the worker does: the mails it sent to the receiver now. */
+export async function sentByQueue(t: TestApp, smtp: SmtpReceiver): Promise<SentMail[]> {
+  smtp.received.length = 0;
+  assert.ok(queueJob);
+  await queueJob.run(t.database.db, t.clock, {
+    log: pino({ level: 'silent' }),
+    emailTransport: smtp.transport,
+  });
+  return smtp.received.map((raw) => ({
+    to: /^To: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+    subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+    text: mimeParts(raw).find((part) => part.type === 'text/plain')?.content ?? '',
+  }));
 }
