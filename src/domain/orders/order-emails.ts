@@ -24,15 +24,17 @@ function mailed(row: OrderWithRestaurant | undefined): row is OrderWithRestauran
 
 /**
  * Queues the mail `template` about the order; `key`: a key to the guest's order page for the
- * confirmation's links (on the storefront of ctx.storefront).
+ * confirmation's links (on the storefront of ctx.storefront). An order without the guest's e-mail
+ * (most) costs no query.
  */
 export async function queueOrderEmail(
   ctx: Ctx,
-  orderId: string,
+  order: { id: string; guest_email: string | null },
   template: OrderMailTemplate,
   key?: string,
 ): Promise<void> {
-  const row = await orderWithRestaurant(ctx, orderId);
+  if (order.guest_email === null) return;
+  const row = await orderWithRestaurant(ctx, order.id);
   if (mailed(row)) await queueFor(ctx, row, template, key && ctx.storefront && `${ctx.storefront}/o/${key}`);
 }
 

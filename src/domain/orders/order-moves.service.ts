@@ -94,7 +94,7 @@ export async function acceptOrder(ctx: Ctx, id: string, input: AcceptInput): Pro
       ? {}
       : { estimated_ready_at: new Date(ctx.clock.now().getTime() + input.prep_minutes * 60_000) };
   const order = await move(ctx, row, to, readyAt);
-  await queueOrderEmail(ctx, row.id, 'orderAccepted');
+  await queueOrderEmail(ctx, row, 'orderAccepted');
   await queueKitchenTicket(ctx, row.id);
   return order;
 }
@@ -110,7 +110,7 @@ export async function rejectOrder(ctx: Ctx, id: string, input: ReasonInput): Pro
       }.`,
     );
   const order = await cancel(ctx, row, input.reason ?? null);
-  await queueOrderEmail(ctx, row.id, 'orderRejected');
+  await queueOrderEmail(ctx, row, 'orderRejected');
   return order;
 }
 
@@ -119,7 +119,7 @@ export async function cancelOrder(ctx: Ctx, id: string, input: ReasonInput): Pro
   const row = await lockListedOrder(ctx, id);
   assertTransition(orderTransitions, 'order', row.status, 'cancelled');
   const order = await cancel(ctx, row, input.reason ?? null);
-  await queueOrderEmail(ctx, row.id, 'orderCancelled');
+  await queueOrderEmail(ctx, row, 'orderCancelled');
   return order;
 }
 

@@ -185,7 +185,12 @@ export async function placeOrder(
       livemode,
       data: { object: publicOrderOf(saved, onMenu) },
     });
-    await queueOrderEmail(ctx, saved.id, 'orderPlaced', guestKey);
+    await queueOrderEmail(
+      ctx,
+      { id: saved.id, guest_email: input.guest_email ?? null },
+      'orderPlaced',
+      guestKey,
+    );
     // Accepted as placed (a restaurant that does not use pending): the kitchen's ticket at once.
     if (saved.status !== 'pending') await queueKitchenTicket(ctx, saved.id);
   }

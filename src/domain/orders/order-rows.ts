@@ -109,14 +109,14 @@ export async function orderRecord(ctx: Ctx, id: string, listed = true): Promise<
 }
 
 /** What a move reads of the order it locked. */
-export type LockedOrder = Pick<OrdersTable, 'tenant_id' | 'id' | 'status'>;
+export type LockedOrder = Pick<Selectable<OrdersTable>, 'tenant_id' | 'id' | 'status' | 'guest_email'>;
 
 /** Locks the listed order's row until the transaction ends (a move's first step). */
 export async function lockListedOrder(ctx: Ctx, id: string): Promise<LockedOrder> {
   if (!isUuid(id)) throw noOrder(id);
   const row = await ctx.db
     .selectFrom('orders')
-    .select(['tenant_id', 'id', 'status'])
+    .select(['tenant_id', 'id', 'status', 'guest_email'])
     .where('tenant_id', '=', tenantOf(ctx))
     .where('id', '=', id)
     .where('listed', '=', true)
