@@ -83,7 +83,7 @@ export interface AppDeps {
 }
 
 /** Secrets never reach the logs. */
-export const redactedLogPaths = [
+const redactedLogPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["idempotency-key"]',

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
-import { buildApp, logRedaction } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { capturedLogger } from '../captured-logs.ts';
 import { buildTestApp, newAccount, password, type TestApp, testBaseUrl } from '../harness.ts';
 import { Browser, csrfOf } from '../oauth/consent-helpers.ts';
 import { type SentMail, type SmtpReceiver, sentByQueue, smtpReceiver } from '../worker/smtp-receiver.ts';
@@ -223,16 +222,7 @@ test('asked on a German page, the page and the mail are German', async () => {
 });
 
 test('neither the link’s token nor the new password reach the logs', async () => {
-  const lines: string[] = [];
-  const logger = pino(
-    { level: 'trace', redact: logRedaction },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = capturedLogger();
   const logged = await buildApp({
     config: { baseUrl: testBaseUrl },
     db: t.database.db,

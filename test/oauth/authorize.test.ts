@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
-import pino from 'pino';
-import { buildApp, redactedLogPaths } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
 import { createApp } from '../../src/domain/apps/apps.service.ts';
 import { InputError } from '../../src/domain/shared/errors.ts';
 import { sha256 } from '../../src/domain/shared/ids.ts';
 import { withSecondFactor } from '../accounts/second-factor-helpers.ts';
+import { capturedLogger } from '../captured-logs.ts';
 import { buildTestApp, type TestApp, testBaseUrl } from '../harness.ts';
 import {
   authorizeQuery,
@@ -717,16 +716,7 @@ describe('the pages', () => {
 
 describe('logs', () => {
   test('passwords, second-factor codes, sessions and authorization codes never reach the logs', async () => {
-    const lines: string[] = [];
-    const logger = pino(
-      { level: 'trace', redact: { paths: redactedLogPaths, censor: '[redacted]' } },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturedLogger();
     const logged = await buildApp({
       config: { baseUrl: testBaseUrl },
       db: t.database.db,
