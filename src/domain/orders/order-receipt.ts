@@ -1,5 +1,6 @@
 import type { OrdersTable, TaxLineRow } from '../../db/schema.ts';
 import { type Ctx, tenantOf } from '../shared/context.ts';
+import { orderColumns } from './order-rows.ts';
 
 /*
  * An order's receipt: what the guest's confirmation mail and the storefront's print view show,
@@ -28,28 +29,7 @@ export function orderWithRestaurant(ctx: Ctx, orderId: string) {
     .innerJoin('restaurants as r', 'r.id', 'o.tenant_id')
     .innerJoin('stores as s', 's.tenant_id', 'o.tenant_id')
     .select(['r.name', 'r.slug', 'r.language', 'r.livemode', 'r.timezone', 's.address_line', 's.vat_id'])
-    .select([
-      'o.id',
-      'o.code',
-      'o.type',
-      'o.status',
-      'o.currency',
-      'o.items',
-      'o.tax_lines',
-      'o.subtotal',
-      'o.delivery_fee',
-      'o.service_fee',
-      'o.discount',
-      'o.tip',
-      'o.total',
-      'o.payment_method',
-      'o.payment_state',
-      'o.requested_for',
-      'o.estimated_ready_at',
-      'o.cancel_reason',
-      'o.guest_email',
-      'o.created_at',
-    ])
+    .select([...orderColumns, 'o.guest_email'])
     .where('o.tenant_id', '=', tenantId)
     .where('r.id', '=', tenantId)
     .where('s.tenant_id', '=', tenantId)

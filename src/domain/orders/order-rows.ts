@@ -16,7 +16,7 @@ import type { GuestOrder, Order } from './order.schema.ts';
  */
 
 /** The columns an Order is made of. */
-const orderColumns = [
+export const orderColumns = [
   'o.id',
   'o.code',
   'o.type',
